@@ -1,0 +1,16 @@
+# Script mode: writes OUTPUT, a C++ file embedding the rule files RULES ('|'-separated, relative
+# to BASE) as raw string literals, with migrateEmbeddedRule(name) to look them up.
+string(REPLACE "|" ";" rules "${RULES}")
+set(body "// Generated from the plugin's rule files; do not edit.\n#include <string_view>\n\nnamespace {\nstruct EmbeddedRule { std::string_view name; std::string_view text; };\nconst EmbeddedRule kRules[] = {\n")
+foreach(rule IN LISTS rules)
+  file(READ "${BASE}/${rule}" text)
+  string(FIND "${text}" ")migrate_rule\"" clash)
+  if(NOT clash EQUAL -1)
+    message(FATAL_ERROR "${rule} contains the embedding delimiter")
+  endif()
+  string(APPEND body "  {\"${rule}\", R\"migrate_rule(${text})migrate_rule\"},\n")
+endforeach()
+string(APPEND body "};\n}  // namespace\n\nstd::string_view migrateEmbeddedRule(std::string_view name) {\n  for (const auto& r : kRules)\n    if (r.name == name) return r.text;\n  return {};\n}\n")
+file(WRITE "${OUTPUT}.tmp" "${body}")
+file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
+file(REMOVE "${OUTPUT}.tmp")

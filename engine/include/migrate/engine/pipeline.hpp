@@ -1,0 +1,70 @@
+#pragma once
+/// A pipeline file (pipelines/*.yaml) as typed, validated structs. See docs/pipeline.md.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "migrate/engine/result.hpp"
+
+namespace migrate {
+
+/// The stages of a run, in order.
+inline const std::vector<std::string> kAllStages{"analyze", "plan", "emit", "verify", "report"};
+
+struct SourceSpec {
+  std::string path;  ///< local directory; relative paths are relative to the pipeline file
+  std::string url;   ///< git URL to clone (exclusive with path)
+  std::string ref;   ///< branch, tag or commit for `url` (default: the remote's HEAD)
+};
+
+/// An option value as written (scalar text or list items) and where it was written.
+struct OptionInput {
+  bool is_list = false;
+  std::string scalar;
+  std::vector<std::string> items;
+  std::string location;
+};
+
+struct PluginSelection {
+  std::string name;
+  bool enabled = true;
+  std::map<std::string, OptionInput> options;
+  std::string location;
+};
+
+struct PipelineSpec {
+  std::filesystem::path file;
+  std::string name;
+  SourceSpec source;
+  std::string output = "out";  ///< relative paths are relative to the working directory
+  int jobs = 0;                ///< 0 = number of cores
+  std::vector<std::string> stages = kAllStages;
+  std::vector<std::string> include;  ///< globs; empty = everything
+  std::vector<std::string> exclude;
+  std::uint64_t max_file_bytes = 2 * 1024 * 1024;
+  std::string plugin_dir;  ///< empty = defaultPluginDir()
+  std::string work_dir;    ///< where git sources are cloned; empty = <output>/_work
+  std::vector<PluginSelection> plugins;
+};
+
+/// One `--set dotted.key=value` (value parsed as YAML: `jobs=4`, `stages=[analyze]`).
+struct Override {
+  std::string key;
+  std::string value;
+};
+
+/// Reads, applies `overrides` and validates a pipeline. Errors name file:line:column (or the
+/// --set that caused them), what was expected, and a hint.
+Result<PipelineSpec> loadPipeline(const std::filesystem::path& file,
+                                  const std::vector<Override>& overrides);
+
+/// Parses "key=value".
+Result<Override> parseOverride(const std::string& text);
+
+/// The effective pipeline as YAML (what `migrate-pipeline config dump` prints).
+std::string dumpPipeline(const PipelineSpec& spec);
+
+}  // namespace migrate

@@ -1,0 +1,67 @@
+#pragma once
+/// Loading domain plugins (shared libraries) with Boost.DLL, checking their handshake, and
+/// compiling their rules.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "migrate/engine/result.hpp"
+#include "migrate/sdk/plugin.hpp"
+
+namespace migrate::rules {
+class RuleSet;
+}
+
+namespace migrate {
+
+/// A loaded plugin. The library handle is declared first so it is released last: every object
+/// the plugin created must be gone before its code is unmapped.
+struct LoadedPlugin {
+  std::shared_ptr<void> library;
+  std::unique_ptr<sdk::Plugin> plugin;
+  std::shared_ptr<const rules::RuleSet> rules;
+  sdk::PluginInfo info;
+  std::filesystem::path file;
+
+  LoadedPlugin();
+  LoadedPlugin(LoadedPlugin&&) noexcept;
+  LoadedPlugin& operator=(LoadedPlugin&&) noexcept;
+  ~LoadedPlugin();
+};
+
+/// Loads one plugin library: refuses a library without the handshake, one built against another
+/// SDK ABI or toolchain, and one whose rule files do not load.
+Result<LoadedPlugin> loadPlugin(const std::filesystem::path& file);
+
+/// The plugins of a directory.
+struct PluginCatalog {
+  std::vector<LoadedPlugin> plugins;  ///< sorted by name
+  std::vector<std::string> refused;   ///< one message per library that was not loaded
+
+  const LoadedPlugin* find(const std::string& name) const;
+};
+
+/// Loads every shared library (*.so) in `dir`. Fails only when `dir` is not a readable directory.
+Result<PluginCatalog> discoverPlugins(const std::filesystem::path& dir);
+
+/// The directory plugins are looked for in when the pipeline names none: $MIGRATE_PLUGIN_DIR,
+/// else `plugins/` beside the executable's directory (build tree), else
+/// `../lib/migrate-pipeline/plugins` (installed).
+std::filesystem::path defaultPluginDir();
+
+}  // namespace migrate
+
+#include <map>
+
+#include "migrate/engine/pipeline.hpp"
+
+namespace migrate {
+
+/// Checks a pipeline's options for a plugin against the options it declares: unknown names and
+/// wrong types are errors naming where they were written; undeclared defaults are filled in.
+Result<std::map<std::string, sdk::OptionValue>> resolveOptions(const PluginSelection& selection,
+                                                               const sdk::PluginInfo& info);
+
+}  // namespace migrate

@@ -1,0 +1,26 @@
+#pragma once
+/// Running a pipeline: acquire, analyze and the later stages, writing each stage's output to the
+/// output directory as it finishes.
+
+#include "migrate/engine/pipeline.hpp"
+
+namespace migrate {
+
+/// Exit codes of `migrate-pipeline` (documented in README.md and docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,           ///< the run completed (findings do not make it fail)
+  kExitUsage = 2,        ///< bad arguments or an invalid pipeline
+  kExitSource = 3,       ///< the source could not be acquired
+  kExitPlugins = 4,      ///< the plugin directory or a selected plugin could not be loaded
+  kExitStageFailed = 5,  ///< a stage failed after the source was acquired; earlier outputs kept
+};
+
+struct RunOptions {
+  bool terminal = false;  ///< draw a progress bar (stderr is a terminal)
+  bool quiet = false;     ///< only warnings and errors on stderr
+};
+
+/// Runs `spec` and returns the process exit code. Never throws.
+int runPipeline(const PipelineSpec& spec, const RunOptions& options);
+
+}  // namespace migrate

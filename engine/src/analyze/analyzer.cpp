@@ -1,0 +1,164 @@
+#include "analyze/analyzer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "parse/python_parser.hpp"
+#include "rules/rule_set.hpp"
+
+namespace migrate {
+namespace {
+
+/// Collects one worker's results; the analyzer merges them at the end.
+class CollectingSink final : public sdk::FindingSink {
+ public:
+  CollectingSink(std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
+                 std::string domain)
+      : findings_(findings), diagnostics_(diagnostics), domain_(std::move(domain)) {}
+  void report(sdk::Finding f) override {
+    if (f.domain.empty()) f.domain = domain_;
+    findings_.push_back(std::move(f));
+  }
+  void diagnose(sdk::Diagnostic d) override { diagnostics_.push_back(std::move(d)); }
+
+ private:
+  std::vector<sdk::Finding>& findings_;
+  std::vector<sdk::Diagnostic>& diagnostics_;
+  std::string domain_;
+};
+
+bool validUtf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::uint64_t countLines(std::string_view s) {
+  std::uint64_t n = static_cast<std::uint64_t>(std::count(s.begin(), s.end(), '\n'));
+  return (!s.empty() && s.back() != '\n') ? n + 1 : n;
+}
+
+/// Runs `f`, turning an exception into a diagnostic naming the plugin.
+template <typename F>
+void guarded(const LoadedPlugin& plugin, const std::string& file, const char* hook,
+             std::vector<sdk::Diagnostic>& diagnostics, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    diagnostics.push_back({sdk::Severity::Error, "plugin-error", file, 0,
+                           "plugin " + plugin.info.name + " failed in " + hook + ": " + e.what()});
+  } catch (...) {
+    diagnostics.push_back({sdk::Severity::Error, "plugin-error", file, 0,
+                           "plugin " + plugin.info.name + " failed in " + hook +
+                               " with an unknown exception"});
+  }
+}
+
+struct WorkerResult {
+  std::vector<sdk::Finding> findings;
+  std::vector<sdk::Diagnostic> diagnostics;
+  std::size_t parsed = 0;
+  std::uint64_t lines = 0;
+};
+
+}  // namespace
+
+void analyzePythonSource(const std::string& path, std::string source,
+                         const std::vector<ActivePlugin>& plugins,
+                         std::vector<sdk::Finding>& findings,
+                         std::vector<sdk::Diagnostic>& diagnostics) {
+  if (!validUtf8(source))
+    diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
+                           "not valid UTF-8; analysed byte-wise (columns count bytes)"});
+  auto parsed = parse::parsePython(path, std::move(source));
+  if (!parsed) {
+    diagnostics.push_back({sdk::Severity::Warning, "parse-failed", path, 0, parsed.error().message});
+    return;
+  }
+  const parse::PythonModule& module = **parsed;
+  if (module.hasSyntaxErrors())
+    diagnostics.push_back({sdk::Severity::Warning, "parse-error", path, module.firstErrorLine(),
+                           "syntax error near line " + std::to_string(module.firstErrorLine()) +
+                               "; the parts that parse were analysed"});
+  if (module.truncated())
+    diagnostics.push_back({sdk::Severity::Warning, "nesting-too-deep", path, 0,
+                           "expressions nested too deeply; the deepest parts were not analysed"});
+  for (const ActivePlugin& p : plugins) {
+    CollectingSink sink(findings, diagnostics, p.loaded->info.domain);
+    p.loaded->rules->match(module, sink);
+    guarded(*p.loaded, path, "analyzeModule", diagnostics,
+            [&] { p.loaded->plugin->analyzeModule(module, sink); });
+  }
+}
+
+void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins,
+                      int jobs, Progress& progress, MigrationModel& model) {
+  std::vector<const sdk::FileEntry*> python;
+  for (const auto& f : workspace.files()) {
+    model.inventory.bytes += f.size;
+    if (f.language == sdk::Language::Python) python.push_back(&f);
+  }
+  model.inventory.files = workspace.files().size();
+  model.inventory.python_files = python.size();
+
+  const unsigned workers = static_cast<unsigned>(std::max(
+      1, std::min<int>(jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency()),
+                       static_cast<int>(std::max<std::size_t>(python.size(), 1)))));
+  std::vector<WorkerResult> results(workers);
+  std::atomic<std::size_t> next{0};
+  progress.begin("analyze", python.size());
+  auto work = [&](WorkerResult& out) {
+    for (std::size_t i = next++; i < python.size(); i = next++) {
+      const sdk::FileEntry& file = *python[i];
+      auto source = workspace.read(file.path);
+      if (!source) {
+        out.diagnostics.push_back(
+            {sdk::Severity::Warning, "unreadable", file.path, 0, "file cannot be read"});
+      } else {
+        out.lines += countLines(*source);
+        ++out.parsed;
+        analyzePythonSource(file.path, std::move(*source), plugins, out.findings, out.diagnostics);
+      }
+      progress.step(file.path);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned w = 1; w < workers; ++w) threads.emplace_back(work, std::ref(results[w]));
+  work(results[0]);
+  for (auto& t : threads) t.join();
+  progress.end();
+
+  for (auto& r : results) {
+    model.inventory.python_parsed += r.parsed;
+    model.inventory.python_lines += r.lines;
+    std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));
+    std::move(r.diagnostics.begin(), r.diagnostics.end(), std::back_inserter(model.diagnostics));
+  }
+  for (const ActivePlugin& p : plugins) {
+    CollectingSink sink(model.findings, model.diagnostics, p.loaded->info.domain);
+    guarded(*p.loaded, "", "analyzeRepository", model.diagnostics,
+            [&] { p.loaded->plugin->analyzeRepository(workspace, sink); });
+  }
+  sortModel(model);
+}
+
+void sortModel(MigrationModel& model) {
+  std::sort(model.findings.begin(), model.findings.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.file, a.range.line, a.range.column, a.rule_id, a.range.end_line,
+                    a.range.end_column) < std::tie(b.file, b.range.line, b.range.column, b.rule_id,
+                                                   b.range.end_line, b.range.end_column);
+  });
+  std::stable_sort(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.file, a.line, a.code) < std::tie(b.file, b.line, b.code);
+  });
+}
+
+}  // namespace migrate

@@ -1,0 +1,671 @@
+// Extraction of module facts from a tree-sitter Python tree: one recursive walk that records
+// imports, references, calls, attributes, strings and definitions, then resolution of every
+// reference through the file's import bindings.
+
+#include <tree_sitter/api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "parse/python_facts.hpp"
+#include "parse/text_position.hpp"
+
+namespace migrate::parse {
+namespace {
+
+using sdk::StringContext;
+
+constexpr std::size_t kMaxDepth = 1500;
+
+bool is(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
+
+/// Keywords whose string values are prose, never device or backend names.
+bool isMessageKeyword(std::string_view k) {
+  static const std::unordered_set<std::string_view> kWords{
+      "help", "description", "epilog", "usage", "msg", "message", "doc", "title", "prog"};
+  return kWords.count(k) != 0;
+}
+
+bool isLogMethod(std::string_view m) {
+  static const std::unordered_set<std::string_view> kMethods{
+      "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"};
+  return kMethods.count(m) != 0;
+}
+
+}  // namespace
+
+class FactExtractor {
+ public:
+  FactExtractor(PythonModule& module, const TSLanguage* language)
+      : m_(module), src_(module.source_), lines_(module.source_) {
+    f_object_ = field(language, "object");
+    f_attribute_ = field(language, "attribute");
+    f_function_ = field(language, "function");
+    f_arguments_ = field(language, "arguments");
+    f_name_ = field(language, "name");
+    f_value_ = field(language, "value");
+    f_alias_ = field(language, "alias");
+    f_module_name_ = field(language, "module_name");
+    f_left_ = field(language, "left");
+    f_superclasses_ = field(language, "superclasses");
+    f_body_ = field(language, "body");
+    f_key_ = field(language, "key");
+  }
+
+  /// Returns false when the tree was too deep to walk completely.
+  bool run(TSNode root) {
+    visit(root);
+    resolve();
+    m_.truncated_ = too_deep_;
+    return !too_deep_;
+  }
+
+ private:
+  static TSFieldId field(const TSLanguage* l, const char* name) {
+    return ts_language_field_id_for_name(l, name, static_cast<uint32_t>(std::strlen(name)));
+  }
+
+  std::string_view text(TSNode n) const {
+    return std::string_view(src_).substr(ts_node_start_byte(n),
+                                         ts_node_end_byte(n) - ts_node_start_byte(n));
+  }
+  sdk::SourceRange range(TSNode n) const {
+    return lines_.range(ts_node_start_byte(n), ts_node_end_byte(n));
+  }
+  TSNode child(TSNode n, TSFieldId f) const { return ts_node_child_by_field_id(n, f); }
+  TSNode parentAt(std::size_t up) const {  // 0 = parent of the node being visited
+    return stack_.size() >= up + 2 ? stack_[stack_.size() - 2 - up] : TSNode{};
+  }
+
+  // ---- chains -------------------------------------------------------------------------------
+
+  /// Appends the segments of `a.b.c` rooted at an identifier; false for any other shape.
+  bool chainSegments(TSNode n, std::vector<std::string_view>& out) const {
+    if (is(n, "identifier")) {
+      out.push_back(text(n));
+      return true;
+    }
+    if (is(n, "attribute")) {
+      TSNode obj = child(n, f_object_);
+      TSNode attr = child(n, f_attribute_);
+      if (ts_node_is_null(obj) || ts_node_is_null(attr) || !chainSegments(obj, out)) return false;
+      out.push_back(text(attr));
+      return true;
+    }
+    return false;
+  }
+
+  std::string chainText(TSNode n) const {
+    std::vector<std::string_view> segs;
+    if (!chainSegments(n, segs)) return {};
+    std::string s;
+    for (std::size_t i = 0; i < segs.size(); ++i) {
+      if (i) s += '.';
+      s += segs[i];
+    }
+    return s;
+  }
+
+  // ---- the walk -----------------------------------------------------------------------------
+
+  void visit(TSNode n) {
+    if (stack_.size() >= kMaxDepth) {
+      too_deep_ = true;
+      return;
+    }
+    stack_.push_back(n);
+    const char* type = ts_node_type(n);
+    bool descend = true;
+    if (std::strcmp(type, "ERROR") == 0 || ts_node_is_missing(n)) {
+      if (m_.first_error_line_ == 0) m_.first_error_line_ = ts_node_start_point(n).row + 1;
+    }
+    if (std::strcmp(type, "import_statement") == 0 ||
+        std::strcmp(type, "import_from_statement") == 0) {
+      onImport(n);
+      descend = false;
+    } else if (std::strcmp(type, "future_import_statement") == 0 ||
+               std::strcmp(type, "comment") == 0) {
+      descend = false;
+    } else if (std::strcmp(type, "call") == 0) {
+      onCall(n);
+    } else if (std::strcmp(type, "attribute") == 0 || std::strcmp(type, "identifier") == 0) {
+      onChainCandidate(n);
+    } else if (std::strcmp(type, "string") == 0) {
+      if (!is(parentAt(0), "concatenated_string")) onString(n);
+    } else if (std::strcmp(type, "concatenated_string") == 0) {
+      onString(n);
+    } else if (std::strcmp(type, "function_definition") == 0 ||
+               std::strcmp(type, "class_definition") == 0) {
+      onDefinition(n);
+    }
+    if (descend) {
+      uint32_t count = ts_node_child_count(n);
+      for (uint32_t i = 0; i < count; ++i) visit(ts_node_child(n, i));
+    }
+    if (!scopes_.empty() && scopes_.back().node_id == n.id) scopes_.pop_back();
+    stack_.pop_back();
+  }
+
+  // ---- imports ------------------------------------------------------------------------------
+
+  void onImport(TSNode n) {
+    const bool from = is(n, "import_from_statement");
+    std::string base;
+    int level = 0;
+    if (from) {
+      TSNode mod = child(n, f_module_name_);
+      if (is(mod, "relative_import")) {
+        for (uint32_t i = 0; i < ts_node_named_child_count(mod); ++i) {
+          TSNode c = ts_node_named_child(mod, i);
+          if (is(c, "import_prefix")) level = static_cast<int>(text(c).size());
+          if (is(c, "dotted_name")) base = compact(text(c));
+        }
+      } else {
+        base = compact(text(mod));
+      }
+    }
+    const std::string absolute_base = from ? absoluteModule(base, level) : std::string();
+    uint32_t count = ts_node_named_child_count(n);
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode c = ts_node_named_child(n, i);
+      if (from && ts_node_eq(c, child(n, f_module_name_))) continue;
+      sdk::ImportFact f;
+      f.level = level;
+      f.range = range(n);
+      if (is(c, "wildcard_import")) {
+        f.module = base;
+        f.star = true;
+        f.target = absolute_base;
+        m_.imports_.push_back(std::move(f));
+        continue;
+      }
+      TSNode name_node = c;
+      if (is(c, "aliased_import")) {
+        name_node = child(c, f_name_);
+        f.alias = std::string(text(child(c, f_alias_)));
+      }
+      if (!is(name_node, "dotted_name")) continue;
+      const std::string name = compact(text(name_node));
+      if (from) {
+        f.module = base;
+        f.name = name;
+        f.bound = f.alias.empty() ? name : f.alias;
+        f.target = absolute_base.empty() ? name : absolute_base + "." + name;
+      } else {
+        f.module = name;
+        if (!f.alias.empty()) {
+          f.bound = f.alias;
+          f.target = name;
+        } else {
+          f.bound = name.substr(0, name.find('.'));
+          f.target = f.bound;
+        }
+      }
+      bindings_[f.bound] = f.target;
+      m_.imports_.push_back(std::move(f));
+    }
+  }
+
+  static std::string compact(std::string_view s) {
+    std::string out;
+    for (char c : s)
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\\') out += c;
+    return out;
+  }
+
+  /// Resolves `from ..x import` against this file's package.
+  std::string absoluteModule(const std::string& base, int level) const {
+    if (level == 0) return base;
+    std::string pkg(m_.dotted_name_);
+    const bool is_init = m_.path_.size() >= 11 &&
+                         m_.path_.compare(m_.path_.size() - 11, 11, "__init__.py") == 0;
+    int up = is_init ? level - 1 : level;
+    for (int i = 0; i < up; ++i) {
+      auto dot = pkg.rfind('.');
+      pkg = dot == std::string::npos ? std::string() : pkg.substr(0, dot);
+    }
+    if (base.empty()) return pkg;
+    return pkg.empty() ? base : pkg + "." + base;
+  }
+
+  // ---- references and attributes -------------------------------------------------------------
+
+  /// Whether an identifier in this position is an expression (not a def name, keyword, …).
+  bool identifierIsExpression(TSNode n) const {
+    TSNode p = parentAt(0);
+    if (ts_node_is_null(p)) return false;
+    const char* pt = ts_node_type(p);
+    if (std::strcmp(pt, "attribute") == 0) return ts_node_eq(child(p, f_object_), n);
+    if (std::strcmp(pt, "keyword_argument") == 0) return !ts_node_eq(child(p, f_name_), n);
+    if (std::strcmp(pt, "function_definition") == 0 || std::strcmp(pt, "class_definition") == 0)
+      return false;
+    if (std::strcmp(pt, "parameters") == 0 || std::strcmp(pt, "lambda_parameters") == 0 ||
+        std::strcmp(pt, "typed_parameter") == 0 || std::strcmp(pt, "list_splat_pattern") == 0 ||
+        std::strcmp(pt, "dictionary_splat_pattern") == 0 ||
+        std::strcmp(pt, "global_statement") == 0 || std::strcmp(pt, "nonlocal_statement") == 0)
+      return false;
+    if (std::strcmp(pt, "default_parameter") == 0 ||
+        std::strcmp(pt, "typed_default_parameter") == 0)
+      return !ts_node_eq(child(p, f_name_), n);
+    return true;
+  }
+
+  void onChainCandidate(TSNode n) {
+    if (is(n, "identifier") && !identifierIsExpression(n)) return;
+    TSNode p = parentAt(0);
+    // Only maximal chains: not the object of an enclosing attribute.
+    if (is(p, "attribute") && ts_node_eq(child(p, f_object_), n)) return;
+    if (is(n, "attribute")) {
+      // attribute of a non-chain receiver (call result, subscript, …): an attribute fact only.
+      std::vector<std::string_view> segs;
+      if (!chainSegments(n, segs)) {
+        if (!isCallee(n)) addAttribute(n, {});
+        return;
+      }
+    }
+    std::string written = chainText(n);
+    if (written.empty()) return;
+    PendingRef ref;
+    ref.fact.written = std::move(written);
+    ref.fact.range = range(n);
+    if (is(p, "decorator")) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
+    if (is(p, "argument_list") && is(parentAt(1), "class_definition"))
+      ref.fact.role = sdk::ReferenceFact::Role::BaseClass;
+    if (isCallee(n)) {
+      ref.fact.call = static_cast<int>(m_.calls_.size()) - 1;
+      if (is(parentAt(1), "decorator")) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
+    } else if (is(n, "attribute")) {
+      ref.attribute_node = true;
+    }
+    pending_refs_.push_back(std::move(ref));
+  }
+
+  bool isCallee(TSNode n) const {
+    TSNode p = parentAt(0);
+    return is(p, "call") && ts_node_eq(child(p, f_function_), n);
+  }
+
+  void addAttribute(TSNode n, std::string receiver) {
+    sdk::AttributeFact a;
+    TSNode attr = child(n, f_attribute_);
+    a.name = std::string(text(attr));
+    a.receiver_written = std::move(receiver);
+    a.range = range(attr);
+    m_.attributes_.push_back(std::move(a));
+  }
+
+  // ---- calls --------------------------------------------------------------------------------
+
+  void onCall(TSNode n) {
+    sdk::CallFact c;
+    c.range = range(n);
+    TSNode fn = child(n, f_function_);
+    c.callee_written = chainText(fn);
+    c.name_range = range(fn);
+    if (is(fn, "attribute")) {
+      TSNode attr = child(fn, f_attribute_);
+      c.method = std::string(text(attr));
+      c.name_range = range(attr);
+    }
+    TSNode args = child(n, f_arguments_);
+    if (is(args, "argument_list")) {
+      int index = 0;
+      for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
+        TSNode a = ts_node_named_child(args, i);
+        if (is(a, "comment")) continue;
+        sdk::ArgumentFact af;
+        TSNode value = a;
+        if (is(a, "keyword_argument")) {
+          af.keyword = std::string(text(child(a, f_name_)));
+          value = child(a, f_value_);
+        } else if (is(a, "list_splat") || is(a, "dictionary_splat")) {
+          continue;
+        } else {
+          af.index = index++;
+        }
+        if (ts_node_is_null(value)) continue;
+        classifyValue(value, af);
+        af.range = range(value);
+        c.args.push_back(std::move(af));
+      }
+    }
+    classifyResultUse(n, c);
+    m_.calls_.push_back(std::move(c));
+  }
+
+  void classifyValue(TSNode v, sdk::ArgumentFact& af) const {
+    const char* t = ts_node_type(v);
+    if (std::strcmp(t, "string") == 0 || std::strcmp(t, "concatenated_string") == 0) {
+      af.kind = sdk::ValueKind::String;
+      af.text = stringValue(v, af.fstring);
+    } else if (std::strcmp(t, "integer") == 0) {
+      af.kind = sdk::ValueKind::Int;
+    } else if (std::strcmp(t, "float") == 0) {
+      af.kind = sdk::ValueKind::Float;
+    } else if (std::strcmp(t, "true") == 0 || std::strcmp(t, "false") == 0) {
+      af.kind = sdk::ValueKind::Bool;
+    } else if (std::strcmp(t, "none") == 0) {
+      af.kind = sdk::ValueKind::None;
+    } else if (std::strcmp(t, "identifier") == 0 || std::strcmp(t, "attribute") == 0) {
+      af.kind = sdk::ValueKind::Name;
+    }
+    if (af.kind != sdk::ValueKind::String) af.text = std::string(text(v));
+  }
+
+  void classifyResultUse(TSNode call, sdk::CallFact& c) const {
+    TSNode p = parentAt(0);
+    std::size_t up = 0;
+    while (is(p, "parenthesized_expression")) p = parentAt(++up);
+    if (ts_node_is_null(p)) return;
+    if (is(p, "attribute")) {
+      c.result_use = sdk::ResultUse::Attribute;
+      c.result_attribute = std::string(text(child(p, f_attribute_)));
+    } else if (is(p, "subscript") && ts_node_eq(child(p, f_value_), call)) {
+      c.result_use = sdk::ResultUse::Subscript;
+    } else if (is(p, "comparison_operator")) {
+      c.result_use = sdk::ResultUse::Compare;
+    } else if (is(p, "assignment")) {
+      TSNode left = child(p, f_left_);
+      if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern"))
+        c.result_use = sdk::ResultUse::TupleUnpack;
+      else if (is(left, "identifier"))
+        c.assigned_to = std::string(text(left));
+    }
+  }
+
+  // ---- strings ------------------------------------------------------------------------------
+
+  /// Content of a string or concatenated string; f-string holes become {}.
+  std::string stringValue(TSNode n, bool& fstring) const {
+    std::string out;
+    fstring = false;
+    auto one = [&](TSNode s) {
+      for (uint32_t i = 0; i < ts_node_child_count(s); ++i) {
+        TSNode c = ts_node_child(s, i);
+        if (is(c, "string_start")) {
+          for (char ch : text(c))
+            if (ch == 'f' || ch == 'F') fstring = true;
+        } else if (is(c, "string_content")) {
+          out += text(c);
+        } else if (is(c, "interpolation")) {
+          out += "{}";
+        }
+      }
+    };
+    if (is(n, "concatenated_string")) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) one(ts_node_named_child(n, i));
+    } else {
+      one(n);
+    }
+    return out;
+  }
+
+  void onString(TSNode n) {
+    sdk::StringFact s;
+    s.value = stringValue(n, s.fstring);
+    s.range = range(n);
+    // Climb through wrappers that keep the string's role.
+    std::size_t up = 0;
+    TSNode cur = n;
+    TSNode p = parentAt(0);
+    bool wrapped = false;
+    while (!ts_node_is_null(p) &&
+           (is(p, "parenthesized_expression") || is(p, "conditional_expression") ||
+            is(p, "boolean_operator") || is(p, "tuple") || is(p, "list") || is(p, "set") ||
+            is(p, "binary_operator") || is(p, "expression_list"))) {
+      wrapped = true;
+      cur = p;
+      p = parentAt(++up);
+    }
+    if (ts_node_is_null(p)) {
+      m_.strings_.push_back(std::move(s));
+      return;
+    }
+    const char* pt = ts_node_type(p);
+    if (std::strcmp(pt, "expression_statement") == 0 && !wrapped) {
+      s.context = StringContext::Docstring;
+    } else if (std::strcmp(pt, "keyword_argument") == 0) {
+      s.name = std::string(text(child(p, f_name_)));
+      TSNode call = parentAt(up + 2);
+      s.context = StringContext::KeywordArg;
+      if (is(call, "call")) describeCall(call, up + 2, s);
+      if (isMessageKeyword(s.name)) s.context = StringContext::Message;
+    } else if (std::strcmp(pt, "argument_list") == 0) {
+      TSNode call = parentAt(up + 1);
+      if (is(call, "call")) {
+        s.context = StringContext::PositionalArg;
+        int index = 0;
+        for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
+          TSNode a = ts_node_named_child(p, i);
+          if (ts_node_eq(a, cur)) break;
+          if (!is(a, "keyword_argument") && !is(a, "comment")) ++index;
+        }
+        s.arg_index = index;
+        describeCall(call, up + 1, s);
+      }
+    } else if (std::strcmp(pt, "comparison_operator") == 0) {
+      s.context = StringContext::Compare;
+    } else if (std::strcmp(pt, "assignment") == 0) {
+      if (!ts_node_eq(child(p, f_left_), cur)) {
+        s.context = StringContext::Assignment;
+        s.name = compact(text(child(p, f_left_)));
+      }
+    } else if (std::strcmp(pt, "default_parameter") == 0 ||
+               std::strcmp(pt, "typed_default_parameter") == 0) {
+      s.context = StringContext::Assignment;
+      s.name = std::string(text(child(p, f_name_)));
+    } else if (std::strcmp(pt, "pair") == 0) {
+      TSNode key = child(p, f_key_);
+      if (!ts_node_eq(key, cur) && (is(key, "string"))) {
+        bool f = false;
+        s.context = StringContext::Assignment;
+        s.name = stringValue(key, f);
+      }
+    } else if (std::strcmp(pt, "subscript") == 0) {
+      if (!ts_node_eq(child(p, f_value_), cur)) {
+        s.context = StringContext::Subscript;
+        s.callee = chainText(child(p, f_value_));
+        pending_string_callees_.push_back(m_.strings_.size());
+      }
+    } else if (std::strcmp(pt, "assert_statement") == 0 || std::strcmp(pt, "raise_statement") == 0) {
+      s.context = StringContext::Message;
+    }
+    m_.strings_.push_back(std::move(s));
+  }
+
+  /// Fills callee/method of a string argument and marks message calls.
+  void describeCall(TSNode call, std::size_t call_up, sdk::StringFact& s) {
+    TSNode fn = child(call, f_function_);
+    s.callee = chainText(fn);
+    if (is(fn, "attribute")) {
+      s.method = std::string(text(child(fn, f_attribute_)));
+      s.method_on_value = true;  // refined in resolve() once the bindings are known
+    }
+    if (s.context != StringContext::KeywordArg || !isMessageKeyword(s.name)) {
+      if (isMessageCall(fn, s.method)) s.context = StringContext::Message;
+      // A call inside `raise` builds an exception: its strings are messages.
+      TSNode above = parentAt(call_up + 1);
+      if (is(above, "raise_statement")) s.context = StringContext::Message;
+    }
+    pending_string_callees_.push_back(m_.strings_.size());
+  }
+
+  bool isMessageCall(TSNode fn, const std::string& method) const {
+    const std::string written = chainText(fn);
+    if (written == "print" || written == "warnings.warn" || written == "sys.exit" ||
+        written == "logging.getLogger")
+      return true;
+    if (!method.empty() && isLogMethod(method)) {
+      std::string receiver = written.substr(0, written.rfind('.'));
+      std::transform(receiver.begin(), receiver.end(), receiver.begin(), ::tolower);
+      return receiver.find("log") != std::string::npos || receiver == "warnings";
+    }
+    return false;
+  }
+
+  // ---- definitions and module-level names ------------------------------------------------------
+
+  void onDefinition(TSNode n) {
+    sdk::DefinitionFact d;
+    d.kind = is(n, "class_definition") ? sdk::DefinitionFact::Kind::Class
+                                       : sdk::DefinitionFact::Kind::Function;
+    d.name = std::string(text(child(n, f_name_)));
+    d.qualified_name = scopePrefix() + d.name;
+    d.range = range(n);
+    TSNode p = parentAt(0);
+    TSNode holder = is(p, "decorated_definition") ? p : n;
+    d.top_level = is(ts_node_parent(holder), "module");
+    if (is(p, "decorated_definition")) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
+        TSNode c = ts_node_named_child(p, i);
+        if (!is(c, "decorator") || ts_node_named_child_count(c) == 0) continue;
+        TSNode e = ts_node_named_child(c, 0);
+        if (is(e, "call")) e = child(e, f_function_);
+        std::string w = chainText(e);
+        d.decorators.push_back(w.empty() ? compact(text(e)) : w);
+      }
+    }
+    TSNode supers = child(n, f_superclasses_);
+    if (!ts_node_is_null(supers)) {
+      for (uint32_t i = 0; i < ts_node_named_child_count(supers); ++i) {
+        TSNode b = ts_node_named_child(supers, i);
+        if (is(b, "keyword_argument") || is(b, "comment")) continue;
+        std::string w = chainText(b);
+        d.bases.push_back(w.empty() ? compact(text(b)) : w);
+      }
+    }
+    TSNode body = child(n, f_body_);
+    if (!ts_node_is_null(body) && ts_node_named_child_count(body) > 0) {
+      TSNode first = ts_node_named_child(body, 0);
+      if (is(first, "expression_statement") && ts_node_named_child_count(first) == 1 &&
+          is(ts_node_named_child(first, 0), "string")) {
+        bool f = false;
+        d.docstring_summary = firstLine(stringValue(ts_node_named_child(first, 0), f));
+      }
+    }
+    if (d.top_level) local_defs_.push_back({d.name, ts_node_start_byte(n)});
+    scopes_.push_back({n.id, d.name});
+    m_.definitions_.push_back(std::move(d));
+  }
+
+  static std::string firstLine(const std::string& s) {
+    std::size_t b = s.find_first_not_of(" \t\r\n");
+    if (b == std::string::npos) return {};
+    std::size_t e = s.find('\n', b);
+    std::string line = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    return line;
+  }
+
+  std::string scopePrefix() const {
+    std::string s;
+    for (const auto& sc : scopes_) s += sc.name + ".";
+    return s;
+  }
+
+  // ---- resolution ---------------------------------------------------------------------------
+
+  /// Qualified name of a dotted chain through the import bindings; empty when the root is not
+  /// an import, or a top-level def/class after the import shadows it.
+  std::string resolveChain(const std::string& written) const {
+    const std::size_t dot = written.find('.');
+    const std::string root = written.substr(0, dot);
+    auto it = bindings_.find(root);
+    if (it == bindings_.end()) return {};
+    if (shadowed_.count(root)) return {};
+    return dot == std::string::npos ? it->second : it->second + written.substr(dot);
+  }
+
+  void resolve() {
+    // A module-level def/class whose name an import also binds shadows the import when the
+    // definition comes after the last import of that name.
+    std::unordered_map<std::string, uint32_t> last_import;
+    for (const auto& imp : m_.imports_)
+      if (!imp.bound.empty())
+        last_import[imp.bound] = std::max(last_import[imp.bound], imp.range.start_byte);
+    for (const auto& [name, at] : local_defs_) {
+      auto it = last_import.find(name);
+      if (it != last_import.end() && at > it->second) shadowed_.insert(name);
+    }
+    for (auto& d : m_.definitions_) {
+      for (auto& b : d.bases)
+        if (auto r = resolveChain(b); !r.empty()) b = r;
+      for (auto& dec : d.decorators)
+        if (auto r = resolveChain(dec); !r.empty()) dec = r;
+    }
+    for (auto& c : m_.calls_) {
+      if (!c.callee_written.empty()) c.callee_resolved = resolveChain(c.callee_written);
+      if (!c.method.empty()) {
+        const auto dot = c.callee_written.rfind('.');
+        c.receiver_is_module =
+            dot != std::string::npos && !resolveChain(c.callee_written.substr(0, dot)).empty();
+      }
+    }
+    for (std::size_t i : pending_string_callees_) {
+      auto& s = m_.strings_[i];
+      if (!s.method.empty()) {
+        const auto dot = s.callee.rfind('.');
+        s.method_on_value =
+            dot == std::string::npos || resolveChain(s.callee.substr(0, dot)).empty();
+      }
+      if (auto r = resolveChain(s.callee); !r.empty()) s.callee = r;
+    }
+    for (auto& pr : pending_refs_) {
+      pr.fact.resolved = resolveChain(pr.fact.written);
+      const bool keep = !pr.fact.resolved.empty() || pr.fact.call >= 0 ||
+                        pr.fact.role != sdk::ReferenceFact::Role::Plain;
+      if (pr.attribute_node && pr.fact.resolved.empty()) {
+        // `x.is_cuda`: an attribute read on a value.
+        const auto dot = pr.fact.written.rfind('.');
+        sdk::AttributeFact a;
+        a.name = pr.fact.written.substr(dot + 1);
+        a.receiver_written = pr.fact.written.substr(0, dot);
+        a.range = pr.fact.range;
+        const auto name_len = static_cast<std::uint32_t>(a.name.size());
+        a.range.start_byte = a.range.end_byte - name_len;
+        a.range.column = a.range.end_column - name_len;
+        a.range.line = a.range.end_line;
+        m_.attributes_.push_back(std::move(a));
+      }
+      if (keep) m_.references_.push_back(std::move(pr.fact));
+    }
+    auto by_position = [](const auto& a, const auto& b) {
+      return a.range.start_byte < b.range.start_byte;
+    };
+    std::stable_sort(m_.attributes_.begin(), m_.attributes_.end(), by_position);
+  }
+
+  struct PendingRef {
+    sdk::ReferenceFact fact;
+    bool attribute_node = false;
+  };
+  struct Scope {
+    const void* node_id;
+    std::string name;
+  };
+
+  PythonModule& m_;
+  const std::string& src_;
+  LineIndex lines_;
+  std::vector<TSNode> stack_;
+  std::vector<Scope> scopes_;
+  std::vector<PendingRef> pending_refs_;
+  std::vector<std::size_t> pending_string_callees_;
+  std::vector<std::pair<std::string, uint32_t>> local_defs_;
+  std::unordered_map<std::string, std::string> bindings_;
+  std::unordered_set<std::string> shadowed_;
+  bool too_deep_ = false;
+
+  TSFieldId f_object_, f_attribute_, f_function_, f_arguments_, f_name_, f_value_, f_alias_,
+      f_module_name_, f_left_, f_superclasses_, f_body_, f_key_;
+};
+
+bool extractFacts(PythonModule& module, TSNode root, const TSLanguage* language) {
+  FactExtractor extractor(module, language);
+  return extractor.run(root);
+}
+
+}  // namespace migrate::parse

@@ -1,0 +1,123 @@
+#include "migrate/engine/plugin_host.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "rules/rule_loader.hpp"
+#include "rules/rule_set.hpp"
+
+namespace migrate {
+
+namespace fs = std::filesystem;
+
+LoadedPlugin::LoadedPlugin() = default;
+LoadedPlugin::LoadedPlugin(LoadedPlugin&&) noexcept = default;
+LoadedPlugin& LoadedPlugin::operator=(LoadedPlugin&&) noexcept = default;
+LoadedPlugin::~LoadedPlugin() {
+  // Objects from the library first, then the library.
+  rules.reset();
+  plugin.reset();
+  library.reset();
+}
+
+Result<LoadedPlugin> loadPlugin(const fs::path& file) {
+  using Handshake = const MigratePluginHandshake*();
+  using Factory = sdk::Plugin*();
+  auto library = std::make_shared<boost::dll::shared_library>();
+  boost::dll::fs::error_code ec;
+  library->load(boost::dll::fs::path(file.string()), boost::dll::load_mode::rtld_now, ec);
+  if (ec)
+    return makeError(file.string() + ": cannot be loaded as a shared library (" + ec.message() +
+                     "); rebuild it, or remove it from the plugin directory");
+  if (!library->has("migrate_plugin_handshake") || !library->has("migrate_plugin_create"))
+    return makeError(file.string() +
+                     ": not a migrate-pipeline plugin (it exports no migrate_plugin_handshake); "
+                     "remove it from the plugin directory or build it with MIGRATE_DEFINE_PLUGIN");
+  const MigratePluginHandshake* hs = library->get<Handshake>("migrate_plugin_handshake")();
+  const std::string toolchain = hs && hs->toolchain ? hs->toolchain : "?";
+  if (!hs || hs->abi_version != sdk::kAbiVersion || toolchain != MIGRATE_TOOLCHAIN_TAG) {
+    return makeError(
+        file.string() + ": built against plugin SDK ABI " +
+        (hs ? std::to_string(hs->abi_version) : std::string("?")) + " (" + toolchain +
+        ", SDK " + (hs && hs->sdk_version ? hs->sdk_version : "?") +
+        ") but this migrate-pipeline uses ABI " + std::to_string(sdk::kAbiVersion) + " (" +
+        MIGRATE_TOOLCHAIN_TAG + ", SDK " + sdk::kSdkVersion +
+        "); rebuild the plugin against this SDK (find_package(MigratePipeline " +
+        sdk::kSdkVersion + "))");
+  }
+  LoadedPlugin loaded;
+  loaded.file = file;
+  loaded.library = library;
+  try {
+    loaded.plugin.reset(library->get<Factory>("migrate_plugin_create")());
+    if (!loaded.plugin) return makeError(file.string() + ": the plugin factory returned nothing");
+    loaded.info = loaded.plugin->info();
+    if (loaded.info.name.empty() || loaded.info.domain.empty())
+      return makeError(file.string() + ": the plugin declares no name or domain");
+    std::vector<rules::Rule> all;
+    for (const sdk::RuleSource& src : loaded.plugin->ruleSources()) {
+      auto rules = rules::loadRules(src.yaml, loaded.info.name + ":" + src.name, loaded.info.domain);
+      if (!rules) return makeError("plugin " + loaded.info.name + ": " + rules.error().message);
+      for (auto& r : rules.value()) {
+        for (const auto& existing : all)
+          if (existing.id == r.id)
+            return makeError("plugin " + loaded.info.name + ": rule id " + r.id +
+                             " is defined twice (" + existing.source + ", " + r.source + ")");
+        all.push_back(std::move(r));
+      }
+    }
+    loaded.rules = std::make_shared<rules::RuleSet>(std::move(all));
+  } catch (const std::exception& e) {
+    return makeError(file.string() + ": the plugin failed while starting: " + e.what());
+  }
+  return loaded;
+}
+
+const LoadedPlugin* PluginCatalog::find(const std::string& name) const {
+  for (const auto& p : plugins)
+    if (p.info.name == name) return &p;
+  return nullptr;
+}
+
+Result<PluginCatalog> discoverPlugins(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    return makeError("plugin directory " + dir.string() +
+                     " does not exist or is not a directory; build the plugins (cmake --build) "
+                     "or set plugin_dir in the pipeline / MIGRATE_PLUGIN_DIR");
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".so" && entry.is_regular_file()) files.push_back(entry.path());
+  if (ec) return makeError("cannot read plugin directory " + dir.string() + ": " + ec.message());
+  std::sort(files.begin(), files.end());
+  PluginCatalog catalog;
+  for (const auto& f : files) {
+    auto loaded = loadPlugin(f);
+    if (!loaded) {
+      catalog.refused.push_back(loaded.error().message);
+      continue;
+    }
+    if (const LoadedPlugin* dup = catalog.find(loaded->info.name)) {
+      catalog.refused.push_back(f.string() + ": a plugin named '" + loaded->info.name +
+                                "' was already loaded from " + dup->file.string());
+      continue;
+    }
+    catalog.plugins.push_back(std::move(loaded.value()));
+  }
+  std::sort(catalog.plugins.begin(), catalog.plugins.end(),
+            [](const LoadedPlugin& a, const LoadedPlugin& b) { return a.info.name < b.info.name; });
+  return catalog;
+}
+
+fs::path defaultPluginDir() {
+  if (const char* env = std::getenv("MIGRATE_PLUGIN_DIR"); env && *env) return env;
+  const fs::path exe_dir = boost::dll::program_location().parent_path().string();
+  const fs::path build_tree = exe_dir.parent_path() / "plugins";
+  if (fs::is_directory(build_tree)) return build_tree;
+  return exe_dir.parent_path() / "lib" / "migrate-pipeline" / "plugins";
+}
+
+}  // namespace migrate

@@ -1,0 +1,93 @@
+#pragma once
+/// A rule as the engine holds it after loading `rules/*.yaml` (format 1; docs/writing-rules.md).
+
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "migrate/sdk/finding.hpp"
+#include "migrate/sdk/module.hpp"
+
+namespace migrate::rules {
+
+/// A regular expression with the text it was compiled from. `(?i)` at the start means
+/// case-insensitive (std::regex has no inline flags).
+struct Pattern {
+  std::string text;
+  std::regex regex;
+  bool search(const std::string& s) const { return std::regex_search(s, regex); }
+};
+
+struct ApiEntry {
+  std::string name;  ///< without the trailing ".*" of a prefix entry
+  bool prefix = false;
+  std::string npu;
+  std::string note;
+};
+
+struct ArgConstraint {
+  int index = -1;
+  std::string keyword;
+  std::optional<sdk::ValueKind> kind;
+  std::optional<Pattern> value;
+};
+
+struct StringPosition {
+  enum class Kind { Keyword, ArgOf, MethodArgOf, Compare, AssignTo, SubscriptOf };
+  Kind kind = Kind::Compare;
+  std::vector<std::string> names;    ///< keywords, callees, methods or subscripted chains
+  std::vector<std::string> callees;  ///< Keyword: optional restriction of the call
+  std::optional<Pattern> target;     ///< AssignTo
+};
+
+struct Snippet {
+  std::string code;
+  std::optional<int> count;
+  std::vector<int> lines;
+  int yaml_line = 0;
+};
+
+struct Rule {
+  enum class Kind { Api, Import, Method, Attribute, Keyword, String };
+  enum class Role { Any, Decorator, BaseClass };
+  enum class Fix { None, ReplaceApi, Rename };
+
+  std::string id;
+  std::string title;
+  std::string domain;
+  std::string message;
+  std::string npu_alternative;
+  sdk::Severity severity = sdk::Severity::Warning;
+  sdk::Level confidence = sdk::Level::Medium;
+  sdk::Level difficulty = sdk::Level::Medium;
+  double effort_days = 0.0;
+
+  Kind kind = Kind::Api;
+  // api
+  std::vector<ApiEntry> apis;
+  bool calls_only = false;
+  Role role = Role::Any;
+  std::vector<sdk::ResultUse> result_use;
+  std::vector<std::string> result_attributes;
+  // import / method / attribute / keyword: the names looked up
+  std::vector<std::string> names;
+  std::optional<ArgConstraint> args;       // method
+  std::optional<Pattern> keyword_value;    // keyword
+  std::vector<std::string> keyword_callees;
+  // string
+  std::optional<Pattern> string_regex;
+  std::optional<bool> fstring;
+  std::vector<StringPosition> where;
+
+  Fix fix = Fix::None;
+  std::string fix_from;
+  std::string fix_to;
+
+  std::vector<Snippet> invalid;  ///< must produce findings of this rule
+  std::vector<Snippet> valid;    ///< must produce none
+
+  std::string source;  ///< "plugin:rules/x.yaml:12" for messages
+};
+
+}  // namespace migrate::rules

@@ -1,0 +1,300 @@
+#include "rules/rule_loader.hpp"
+
+#include <set>
+
+#include "yaml/yaml_reader.hpp"
+
+namespace migrate::rules {
+namespace {
+
+using yaml::Reader;
+
+const std::vector<std::string> kRuleKeys{
+    "id",         "title",        "severity", "message", "match", "npu_alternative",
+    "confidence", "difficulty",   "effort_days", "fix",  "tests"};
+const std::vector<std::string> kLevels{"low", "medium", "high"};
+
+sdk::Level level(const Reader& r, const YAML::Node& n, const std::string& what) {
+  const std::string s = r.choice(n, kLevels, what);
+  return s == "low" ? sdk::Level::Low : s == "high" ? sdk::Level::High : sdk::Level::Medium;
+}
+
+Pattern pattern(const Reader& r, const YAML::Node& n, const std::string& what) {
+  Pattern p;
+  p.text = r.string(n, what);
+  std::string body = p.text;
+  auto flags = std::regex::ECMAScript | std::regex::optimize;
+  if (body.rfind("(?i)", 0) == 0) {
+    body = body.substr(4);
+    flags |= std::regex::icase;
+  }
+  try {
+    p.regex = std::regex(body, flags);
+  } catch (const std::regex_error& e) {
+    r.fail(n, what + " is not a valid regular expression: " + e.what());
+  }
+  return p;
+}
+
+sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
+  const std::string s =
+      r.choice(n, {"string", "int", "float", "bool", "none", "name", "other"}, "args.kind");
+  if (s == "string") return sdk::ValueKind::String;
+  if (s == "int") return sdk::ValueKind::Int;
+  if (s == "float") return sdk::ValueKind::Float;
+  if (s == "bool") return sdk::ValueKind::Bool;
+  if (s == "none") return sdk::ValueKind::None;
+  if (s == "name") return sdk::ValueKind::Name;
+  return sdk::ValueKind::Other;
+}
+
+void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
+  r.checkKeys(m, {"api", "calls_only", "role", "result_use", "result_attributes"}, "an api match");
+  const YAML::Node list = m["api"];
+  if (!list.IsSequence() || list.size() == 0)
+    r.fail(list, "match.api must be a non-empty list of qualified names");
+  for (const auto& item : list) {
+    ApiEntry e;
+    if (item.IsScalar()) {
+      e.name = item.Scalar();
+    } else {
+      r.checkKeys(item, {"name", "npu", "note"}, "an api entry");
+      r.requireKeys(item, {"name"}, "an api entry");
+      e.name = r.string(item["name"], "name");
+      if (item["npu"]) e.npu = r.string(item["npu"], "npu");
+      if (item["note"]) e.note = r.string(item["note"], "note");
+    }
+    if (e.name.size() > 2 && e.name.compare(e.name.size() - 2, 2, ".*") == 0) {
+      e.prefix = true;
+      e.name.resize(e.name.size() - 2);
+    }
+    if (e.name.empty() || e.name.find('*') != std::string::npos)
+      r.fail(item, "an api name is a qualified name, optionally ending in .* (e.g. torch.cuda.*)");
+    rule.apis.push_back(std::move(e));
+  }
+  if (m["calls_only"]) rule.calls_only = r.boolean(m["calls_only"], "calls_only");
+  if (m["role"]) {
+    const std::string role = r.choice(m["role"], {"any", "decorator", "base_class"}, "role");
+    rule.role = role == "decorator"    ? Rule::Role::Decorator
+                : role == "base_class" ? Rule::Role::BaseClass
+                                       : Rule::Role::Any;
+  }
+  if (m["result_use"]) {
+    for (const auto& u : m["result_use"]) {
+      const std::string s =
+          r.choice(u, {"tuple_unpack", "subscript", "compare", "attribute"}, "result_use");
+      rule.result_use.push_back(s == "tuple_unpack" ? sdk::ResultUse::TupleUnpack
+                                : s == "subscript"  ? sdk::ResultUse::Subscript
+                                : s == "compare"    ? sdk::ResultUse::Compare
+                                                    : sdk::ResultUse::Attribute);
+    }
+  }
+  if (m["result_attributes"])
+    rule.result_attributes = r.stringList(m["result_attributes"], "result_attributes");
+}
+
+StringPosition readPosition(const Reader& r, const YAML::Node& n) {
+  r.checkKeys(n, {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to",
+                  "subscript_of"},
+              "a string position");
+  StringPosition p;
+  int kinds = 0;
+  if (n["keyword"]) {
+    p.kind = StringPosition::Kind::Keyword;
+    p.names = r.stringList(n["keyword"], "keyword");
+    if (n["callee"]) p.callees = r.stringList(n["callee"], "callee");
+    ++kinds;
+  }
+  if (n["arg_of"]) {
+    p.kind = StringPosition::Kind::ArgOf;
+    p.names = r.stringList(n["arg_of"], "arg_of");
+    ++kinds;
+  }
+  if (n["method_arg_of"]) {
+    p.kind = StringPosition::Kind::MethodArgOf;
+    p.names = r.stringList(n["method_arg_of"], "method_arg_of");
+    ++kinds;
+  }
+  if (n["compare"]) {
+    if (!r.boolean(n["compare"], "compare")) r.fail(n["compare"], "compare: false means nothing; remove it");
+    p.kind = StringPosition::Kind::Compare;
+    ++kinds;
+  }
+  if (n["assign_to"]) {
+    p.kind = StringPosition::Kind::AssignTo;
+    p.target = pattern(r, n["assign_to"], "assign_to");
+    ++kinds;
+  }
+  if (n["subscript_of"]) {
+    p.kind = StringPosition::Kind::SubscriptOf;
+    p.names = r.stringList(n["subscript_of"], "subscript_of");
+    ++kinds;
+  }
+  if (kinds != 1)
+    r.fail(n, "a string position names exactly one of keyword, arg_of, method_arg_of, compare, "
+              "assign_to, subscript_of");
+  if (n["callee"] && p.kind != StringPosition::Kind::Keyword)
+    r.fail(n["callee"], "callee restricts only a keyword position");
+  return p;
+}
+
+void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
+  r.requireMap(m, "match");
+  static const std::vector<std::string> kinds{"api", "import", "method", "attribute", "keyword",
+                                              "string"};
+  int found = 0;
+  for (const auto& k : kinds) found += m[k] ? 1 : 0;
+  if (found != 1)
+    r.fail(m, "match must have exactly one of: api, import, method, attribute, keyword, string");
+  if (m["api"]) {
+    rule.kind = Rule::Kind::Api;
+    readApi(r, m, rule);
+  } else if (m["import"]) {
+    r.checkKeys(m, {"import"}, "an import match");
+    rule.kind = Rule::Kind::Import;
+    rule.names = r.stringList(m["import"], "import");
+  } else if (m["method"]) {
+    r.checkKeys(m, {"method", "args"}, "a method match");
+    rule.kind = Rule::Kind::Method;
+    rule.names = r.stringList(m["method"], "method");
+    if (const YAML::Node a = m["args"]) {
+      r.checkKeys(a, {"index", "keyword", "kind", "regex"}, "args");
+      ArgConstraint c;
+      if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
+      if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
+      if ((c.index >= 0) == !c.keyword.empty())
+        r.fail(a, "args names exactly one of index or keyword");
+      if (a["kind"]) c.kind = valueKind(r, a["kind"]);
+      if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
+      rule.args = std::move(c);
+    }
+  } else if (m["attribute"]) {
+    r.checkKeys(m, {"attribute"}, "an attribute match");
+    rule.kind = Rule::Kind::Attribute;
+    rule.names = r.stringList(m["attribute"], "attribute");
+  } else if (m["keyword"]) {
+    r.checkKeys(m, {"keyword"}, "a keyword match");
+    rule.kind = Rule::Kind::Keyword;
+    const YAML::Node k = m["keyword"];
+    r.checkKeys(k, {"name", "value", "callee"}, "match.keyword");
+    r.requireKeys(k, {"name"}, "match.keyword");
+    rule.names = r.stringList(k["name"], "keyword.name");
+    if (k["value"]) rule.keyword_value = pattern(r, k["value"], "keyword.value");
+    if (k["callee"]) rule.keyword_callees = r.stringList(k["callee"], "keyword.callee");
+  } else {
+    r.checkKeys(m, {"string"}, "a string match");
+    rule.kind = Rule::Kind::String;
+    const YAML::Node s = m["string"];
+    r.checkKeys(s, {"regex", "fstring", "where"}, "match.string");
+    r.requireKeys(s, {"regex"}, "match.string");
+    rule.string_regex = pattern(r, s["regex"], "string.regex");
+    if (s["fstring"]) rule.fstring = r.boolean(s["fstring"], "string.fstring");
+    if (const YAML::Node w = s["where"]) {
+      if (!w.IsSequence()) r.fail(w, "string.where must be a list of positions");
+      for (const auto& p : w) rule.where.push_back(readPosition(r, p));
+    }
+  }
+}
+
+void readFix(const Reader& r, const YAML::Node& f, Rule& rule) {
+  r.checkKeys(f, {"replace_api", "rename"}, "fix");
+  if (f["replace_api"] && f["rename"]) r.fail(f, "fix has either replace_api or rename");
+  if (f["replace_api"]) {
+    if (rule.kind != Rule::Kind::Api) r.fail(f, "replace_api applies only to api matches");
+    if (r.boolean(f["replace_api"], "replace_api")) rule.fix = Rule::Fix::ReplaceApi;
+  } else if (const YAML::Node rn = f["rename"]) {
+    r.checkKeys(rn, {"from", "to"}, "fix.rename");
+    r.requireKeys(rn, {"from", "to"}, "fix.rename");
+    rule.fix = Rule::Fix::Rename;
+    rule.fix_from = r.string(rn["from"], "rename.from");
+    rule.fix_to = r.string(rn["to"], "rename.to");
+    if (rule.fix_from.empty()) r.fail(rn["from"], "rename.from must not be empty");
+  }
+}
+
+std::vector<Snippet> readSnippets(const Reader& r, const YAML::Node& list,
+                                  const std::string& what) {
+  std::vector<Snippet> out;
+  if (!list.IsSequence()) r.fail(list, "tests." + what + " must be a list of code snippets");
+  for (const auto& item : list) {
+    Snippet s;
+    s.yaml_line = item.Mark().line + 1;
+    if (item.IsScalar()) {
+      s.code = item.Scalar();
+    } else {
+      r.checkKeys(item, {"code", "count", "lines"}, "a test snippet");
+      r.requireKeys(item, {"code"}, "a test snippet");
+      s.code = r.string(item["code"], "code");
+      if (item["count"]) s.count = static_cast<int>(r.integer(item["count"], "count"));
+      if (item["lines"])
+        for (const auto& l : item["lines"]) s.lines.push_back(static_cast<int>(r.integer(l, "lines")));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+Rule readRule(const Reader& r, const YAML::Node& n, const std::string& domain) {
+  r.checkKeys(n, kRuleKeys, "a rule");
+  r.requireKeys(n, {"id", "message", "match", "confidence", "difficulty", "effort_days"}, "a rule");
+  Rule rule;
+  rule.id = r.string(n["id"], "id");
+  rule.domain = domain;
+  rule.source = r.where(n);
+  if (n["title"]) rule.title = r.string(n["title"], "title");
+  rule.message = r.string(n["message"], "message");
+  if (n["npu_alternative"]) rule.npu_alternative = r.string(n["npu_alternative"], "npu_alternative");
+  if (n["severity"]) {
+    const std::string s = r.choice(n["severity"], {"info", "warning", "error"}, "severity");
+    rule.severity = s == "info"    ? sdk::Severity::Info
+                    : s == "error" ? sdk::Severity::Error
+                                   : sdk::Severity::Warning;
+  }
+  rule.confidence = level(r, n["confidence"], "confidence");
+  rule.difficulty = level(r, n["difficulty"], "difficulty");
+  rule.effort_days = r.number(n["effort_days"], "effort_days");
+  if (rule.effort_days < 0) r.fail(n["effort_days"], "effort_days must not be negative");
+  readMatch(r, n["match"], rule);
+  if (n["fix"]) readFix(r, n["fix"], rule);
+  if (const YAML::Node t = n["tests"]) {
+    r.checkKeys(t, {"valid", "invalid"}, "tests");
+    if (t["invalid"]) rule.invalid = readSnippets(r, t["invalid"], "invalid");
+    if (t["valid"]) rule.valid = readSnippets(r, t["valid"], "valid");
+  }
+  return rule;
+}
+
+}  // namespace
+
+Result<std::vector<Rule>> loadRules(std::string_view text, const std::string& origin,
+                                    const std::string& domain) {
+  Reader r(origin);
+  try {
+    const YAML::Node doc = YAML::Load(std::string(text));
+    r.checkKeys(doc, {"format", "domain", "rules"}, "a rule file");
+    r.requireKeys(doc, {"format", "domain", "rules"}, "a rule file");
+    if (r.integer(doc["format"], "format") != 1)
+      r.fail(doc["format"], "unsupported rule format " + doc["format"].Scalar() +
+                                "; this engine reads format 1");
+    const std::string declared = r.string(doc["domain"], "domain");
+    if (declared != domain)
+      r.fail(doc["domain"], "the file declares domain '" + declared +
+                                "' but belongs to a plugin of domain '" + domain + "'");
+    if (!doc["rules"].IsSequence()) r.fail(doc["rules"], "rules must be a list");
+    std::vector<Rule> rules;
+    std::set<std::string> ids;
+    for (const auto& n : doc["rules"]) {
+      Rule rule = readRule(r, n, domain);
+      if (!ids.insert(rule.id).second) r.fail(n["id"], "duplicate rule id " + rule.id);
+      rules.push_back(std::move(rule));
+    }
+    return rules;
+  } catch (const yaml::YamlError& e) {
+    return makeError(e.what());
+  } catch (const YAML::Exception& e) {
+    return makeError(origin + ":" + std::to_string(e.mark.line + 1) + ":" +
+                     std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+}
+
+}  // namespace migrate::rules

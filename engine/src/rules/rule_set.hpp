@@ -1,0 +1,51 @@
+#pragma once
+/// The rules of one plugin, indexed by what they look up, and their matching against a module's
+/// facts: each fact costs a hash lookup, not a pass per rule.
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "migrate/sdk/finding.hpp"
+#include "migrate/sdk/module.hpp"
+#include "rules/rule.hpp"
+
+namespace migrate::rules {
+
+class RuleSet {
+ public:
+  explicit RuleSet(std::vector<Rule> rules);
+  RuleSet(const RuleSet&) = delete;
+  RuleSet& operator=(const RuleSet&) = delete;
+  RuleSet(RuleSet&&) = default;
+  RuleSet& operator=(RuleSet&&) = default;
+
+  const std::vector<Rule>& rules() const { return rules_; }
+  /// Reports a finding for every fact of `module` that a rule matches.
+  void match(const sdk::Module& module, sdk::FindingSink& sink) const;
+
+ private:
+  struct ApiHit {
+    const Rule* rule;
+    const ApiEntry* entry;
+  };
+  using ApiMap = std::unordered_map<std::string, std::vector<ApiHit>>;
+  using NameMap = std::unordered_map<std::string, std::vector<const Rule*>>;
+
+  void matchReferences(const sdk::Module& module, sdk::FindingSink& sink) const;
+  void matchImports(const sdk::Module& module, sdk::FindingSink& sink) const;
+  void matchCalls(const sdk::Module& module, sdk::FindingSink& sink) const;
+  void matchAttributes(const sdk::Module& module, sdk::FindingSink& sink) const;
+  void matchStrings(const sdk::Module& module, sdk::FindingSink& sink) const;
+
+  std::vector<Rule> rules_;
+  ApiMap api_exact_;
+  ApiMap api_prefix_;
+  NameMap imports_;
+  NameMap methods_;
+  NameMap attributes_;
+  NameMap keywords_;
+  std::vector<const Rule*> strings_;
+};
+
+}  // namespace migrate::rules

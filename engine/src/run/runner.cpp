@@ -1,0 +1,205 @@
+#include "migrate/engine/runner.hpp"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <ctime>
+#include <map>
+
+#include "analyze/analyzer.hpp"
+#include "migrate/engine/findings_json.hpp"
+#include "migrate/engine/plugin_host.hpp"
+#include "rules/rule_set.hpp"
+#include "run/progress.hpp"
+
+namespace migrate {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const std::map<std::string, std::string> kStageAvailability{
+    {"plan", "the plan stage is not available in this build yet"},
+    {"emit", "the emit stage is not available in this build yet"},
+    {"verify", "the verify stage is not available in this build yet"},
+    {"report", "the report stage is not available in this build yet"},
+};
+
+std::string utcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+class Context final : public sdk::PluginContext {
+ public:
+  Context(std::string plugin, std::map<std::string, sdk::OptionValue> options,
+          std::shared_ptr<spdlog::logger> log)
+      : plugin_(std::move(plugin)), options_(std::move(options)), log_(std::move(log)) {}
+  const std::map<std::string, sdk::OptionValue>& options() const override { return options_; }
+  void logInfo(std::string_view m) const override { log_->info("[{}] {}", plugin_, m); }
+  void logWarning(std::string_view m) const override { log_->warn("[{}] {}", plugin_, m); }
+
+ private:
+  std::string plugin_;
+  std::map<std::string, sdk::OptionValue> options_;
+  std::shared_ptr<spdlog::logger> log_;
+};
+
+std::shared_ptr<spdlog::logger> makeLogger(const fs::path& log_file, const RunOptions& options) {
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  console->set_level(options.quiet ? spdlog::level::warn : spdlog::level::info);
+  console->set_pattern("%^%l%$: %v");
+  std::vector<spdlog::sink_ptr> sinks{console};
+  try {
+    auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file.string(), true);
+    file->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+    file->set_level(spdlog::level::debug);
+    sinks.push_back(file);
+  } catch (const spdlog::spdlog_ex&) {
+    // No run log without a writable output directory; the caller reports that.
+  }
+  auto logger = std::make_shared<spdlog::logger>("migrate", sinks.begin(), sinks.end());
+  logger->set_level(spdlog::level::debug);
+  logger->flush_on(spdlog::level::info);
+  return logger;
+}
+
+/// Writes findings.json with what the run has so far; a failure to write is logged.
+void persist(const MigrationModel& model, const fs::path& out, spdlog::logger& log) {
+  if (auto st = writeFindingsJson(model, out / "findings.json"); !st)
+    log.error("{}", st.error().message);
+}
+
+void summarize(const MigrationModel& model, spdlog::logger& log) {
+  std::map<std::string, std::size_t> per_domain;
+  std::size_t fixable = 0;
+  for (const auto& f : model.findings) {
+    ++per_domain[f.domain];
+    fixable += f.autofix() ? 1 : 0;
+  }
+  std::string domains;
+  for (const auto& [d, n] : per_domain) domains += (domains.empty() ? "" : ", ") + d + " " + std::to_string(n);
+  log.info("{} findings ({}){}, {} auto-fixable; {} diagnostics", model.findings.size(),
+           domains.empty() ? "none" : domains, "", fixable, model.diagnostics.size());
+}
+
+}  // namespace
+
+int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
+  const fs::path out = fs::absolute(spec.output);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  auto log = makeLogger(out / "run.log", options);
+  if (ec) {
+    log->error("cannot create output directory {}: {}", out.string(), ec.message());
+    return kExitUsage;
+  }
+
+  MigrationModel model;
+  model.tool_version = sdk::kSdkVersion;
+  model.pipeline_name = spec.name;
+  model.pipeline_file = spec.file.string();
+  model.started_at = utcNow();
+  log->info("pipeline {} ({}), output {}", spec.name, spec.file.string(), out.string());
+
+  // Plugins.
+  const fs::path plugin_dir = spec.plugin_dir.empty() ? defaultPluginDir() : fs::path(spec.plugin_dir);
+  auto catalog = discoverPlugins(plugin_dir);
+  if (!catalog) {
+    log->error("{}", catalog.error().message);
+    model.stages.push_back({"analyze", "failed", catalog.error().message, 0});
+    persist(model, out, *log);
+    return kExitPlugins;
+  }
+  for (const auto& refusal : catalog->refused) {
+    log->warn("plugin refused: {}", refusal);
+    model.diagnostics.push_back({sdk::Severity::Warning, "plugin-refused", "", 0, refusal});
+  }
+  std::vector<ActivePlugin> active;
+  std::vector<std::unique_ptr<Context>> contexts;
+  for (const auto& sel : spec.plugins) {
+    if (!sel.enabled) continue;
+    const LoadedPlugin* loaded = catalog->find(sel.name);
+    if (!loaded) {
+      std::string names;
+      for (const auto& p : catalog->plugins) names += (names.empty() ? "" : ", ") + p.info.name;
+      const std::string msg = sel.location + ": plugin '" + sel.name + "' is not in " +
+                              plugin_dir.string() + " (found: " + (names.empty() ? "none" : names) +
+                              "); build it, fix the name, or set plugin_dir";
+      log->error("{}", msg);
+      model.stages.push_back({"analyze", "failed", msg, 0});
+      persist(model, out, *log);
+      return kExitPlugins;
+    }
+    auto opts = resolveOptions(sel, loaded->info);
+    if (!opts) {
+      log->error("{}", opts.error().message);
+      return kExitUsage;
+    }
+    contexts.push_back(std::make_unique<Context>(loaded->info.name, std::move(opts.value()), log));
+    try {
+      loaded->plugin->configure(*contexts.back());
+    } catch (const std::exception& e) {
+      const std::string msg = "plugin " + sel.name + " failed in configure: " + e.what() + "; it is skipped";
+      log->error("{}", msg);
+      model.diagnostics.push_back({sdk::Severity::Error, "plugin-error", "", 0, msg});
+      continue;
+    }
+    active.push_back({loaded});
+    model.plugins.push_back({loaded->info.name, loaded->info.version, loaded->info.domain,
+                             loaded->rules->rules().size(), loaded->file.string()});
+  }
+
+  // Acquire.
+  const fs::path work_dir = spec.work_dir.empty() ? out / "_work" : fs::path(spec.work_dir);
+  auto source = acquireSource(spec.source, work_dir, [&](const std::string& m) { log->info("{}", m); });
+  if (!source) {
+    log->error("{}", source.error().message);
+    model.stages.push_back({"analyze", "failed", source.error().message, 0});
+    persist(model, out, *log);
+    return kExitSource;
+  }
+  model.source = source.value();
+  log->info("source {} ({}){}", model.source.location, model.source.kind,
+            model.source.commit.empty() ? "" : " at commit " + model.source.commit);
+
+  int exit_code = kExitOk;
+  for (const std::string& stage : kAllStages) {
+    const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
+    if (!selected) continue;
+    if (stage == "analyze") {
+      const auto t0 = Clock::now();
+      std::vector<sdk::Diagnostic> inventory_diags;
+      const Workspace ws = buildInventory(model.source.root,
+                                          {spec.include, spec.exclude, spec.max_file_bytes},
+                                          inventory_diags);
+      model.inventory.skipped = inventory_diags.size();
+      model.diagnostics.insert(model.diagnostics.end(), inventory_diags.begin(), inventory_diags.end());
+      log->info("inventory: {} files selected, {} skipped", ws.files().size(), inventory_diags.size());
+      auto progress = makeProgress(options.terminal && !options.quiet,
+                                   [&](const std::string& m) { log->info("{}", m); });
+      analyzeWorkspace(ws, active, spec.jobs, *progress, model);
+      const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      model.stages.push_back({"analyze", "completed",
+                              std::to_string(model.inventory.python_parsed) + " Python files analysed",
+                              secs});
+      summarize(model, *log);
+      persist(model, out, *log);
+      continue;
+    }
+    const std::string why = kStageAvailability.at(stage);
+    log->warn("stage {}: not available ({})", stage, why);
+    model.stages.push_back({stage, "not_available", why, 0});
+  }
+  persist(model, out, *log);
+  log->info("wrote {}", (out / "findings.json").string());
+  return exit_code;
+}
+
+}  // namespace migrate

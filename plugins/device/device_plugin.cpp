@@ -1,0 +1,36 @@
+// The device plugin: the device layer of a CUDA code base — torch.cuda APIs, device strings and
+// placement, backend flags, streams, graphs, compile, visible devices and NVML. All of it is
+// data (rules/*.yaml); see README.md for one entry per rule id.
+
+#include "device_embedded_rules.hpp"
+#include "migrate/sdk/plugin.hpp"
+
+namespace {
+
+using namespace migrate::sdk;
+
+/// The rule files of this plugin, in id order.
+constexpr const char* kRuleFiles[] = {
+    "rules/cuda_api.yaml",
+    "rules/device_placement.yaml",
+    "rules/device_strings.yaml",
+};
+
+class DevicePlugin final : public Plugin {
+ public:
+  PluginInfo info() const override {
+    return {"device", "0.1.0", "device",
+            "torch.cuda APIs, device strings and placement, backend flags, graphs, compile, NVML",
+            {}};
+  }
+
+  std::vector<RuleSource> ruleSources() const override {
+    std::vector<RuleSource> sources;
+    for (const char* file : kRuleFiles) sources.push_back({file, migrateEmbeddedRule(file)});
+    return sources;
+  }
+};
+
+}  // namespace
+
+MIGRATE_DEFINE_PLUGIN(DevicePlugin)
