@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fnmatch.h>
 #include <fstream>
 #include <unistd.h>
 
@@ -121,44 +122,35 @@ sdk::Language languageOf(const std::string& rel) {
   return sdk::Language::Other;
 }
 
-bool globMatch(std::string_view pat, std::string_view path) {
-  std::size_t p = 0, s = 0;
-  std::size_t star_p = std::string_view::npos, star_s = 0;  // backtrack point for '*' / '**'
-  bool star_crosses = false;
-  while (s < path.size()) {
-    if (p < pat.size()) {
-      if (pat.compare(p, 2, "**") == 0) {
-        star_p = p + 2;
-        if (star_p < pat.size() && pat[star_p] == '/') ++star_p;  // "**/" also matches nothing
-        star_s = s;
-        star_crosses = true;
-        p = star_p;
-        continue;
-      }
-      if (pat[p] == '*') {
-        star_p = ++p;
-        star_s = s;
-        star_crosses = false;
-        continue;
-      }
-      if (pat[p] == '?' ? path[s] != '/' : pat[p] == path[s]) {
-        ++p;
-        ++s;
-        continue;
-      }
+namespace {
+
+std::vector<std::string> segments(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t b = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == '/') {
+      out.emplace_back(s.substr(b, i - b));
+      b = i + 1;
     }
-    if (star_p != std::string_view::npos && (star_crosses || path[star_s] != '/')) {
-      p = star_p;
-      s = ++star_s;
-      continue;
-    }
+  return out;
+}
+
+bool matchSegments(const std::vector<std::string>& pat, std::size_t p,
+                   const std::vector<std::string>& path, std::size_t s) {
+  if (p == pat.size()) return s == path.size();
+  if (pat[p] == "**") {
+    for (std::size_t k = s; k <= path.size(); ++k)
+      if (matchSegments(pat, p + 1, path, k)) return true;
     return false;
   }
-  while (p < pat.size() && (pat[p] == '*' || pat[p] == '/')) {
-    if (pat[p] == '/' && !(p >= 2 && pat.compare(p - 2, 2, "**") == 0)) return false;
-    ++p;
-  }
-  return p == pat.size();
+  return s < path.size() && fnmatch(pat[p].c_str(), path[s].c_str(), FNM_PERIOD) == 0 &&
+         matchSegments(pat, p + 1, path, s + 1);
+}
+
+}  // namespace
+
+bool globMatch(std::string_view pattern, std::string_view path) {
+  return matchSegments(segments(pattern), 0, segments(path), 0);
 }
 
 std::optional<std::string> Workspace::read(const std::string& path) const {

@@ -256,6 +256,7 @@ class FactExtractor {
   void onChainCandidate(TSNode n) {
     if (is(n, "identifier") && !identifierIsExpression(n)) return;
     TSNode p = parentAt(0);
+    if (is(n, "identifier")) recordNameUse(n, p);
     // Only maximal chains: not the object of an enclosing attribute.
     if (is(p, "attribute") && ts_node_eq(child(p, f_object_), n)) return;
     if (is(n, "attribute")) {
@@ -281,6 +282,25 @@ class FactExtractor {
       ref.attribute_node = true;
     }
     pending_refs_.push_back(std::move(ref));
+  }
+
+  /// `x is None`, `x != None`: a guard, not a use of the value.
+  static bool comparesWithNone(TSNode cmp) {
+    for (uint32_t i = 0; i < ts_node_named_child_count(cmp); ++i)
+      if (is(ts_node_named_child(cmp, i), "none")) return true;
+    return false;
+  }
+
+  void recordNameUse(TSNode n, TSNode p) {
+    sdk::ResultUse use = sdk::ResultUse::None;
+    if (is(p, "subscript") && ts_node_eq(child(p, f_value_), n)) use = sdk::ResultUse::Subscript;
+    else if (is(p, "comparison_operator") && !comparesWithNone(p)) use = sdk::ResultUse::Compare;
+    else if (is(p, "assignment") && !ts_node_eq(child(p, f_left_), n)) {
+      TSNode left = child(p, f_left_);
+      if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern"))
+        use = sdk::ResultUse::TupleUnpack;
+    }
+    if (use != sdk::ResultUse::None) m_.name_uses_.push_back({std::string(text(n)), use, range(n)});
   }
 
   bool isCallee(TSNode n) const {
@@ -365,7 +385,7 @@ class FactExtractor {
       c.result_attribute = std::string(text(child(p, f_attribute_)));
     } else if (is(p, "subscript") && ts_node_eq(child(p, f_value_), call)) {
       c.result_use = sdk::ResultUse::Subscript;
-    } else if (is(p, "comparison_operator")) {
+    } else if (is(p, "comparison_operator") && !comparesWithNone(p)) {
       c.result_use = sdk::ResultUse::Compare;
     } else if (is(p, "assignment")) {
       TSNode left = child(p, f_left_);

@@ -21,6 +21,7 @@ class PythonModule final : public sdk::Module {
   const std::vector<sdk::CallFact>& calls() const override { return calls_; }
   const std::vector<sdk::AttributeFact>& attributes() const override { return attributes_; }
   const std::vector<sdk::StringFact>& strings() const override { return strings_; }
+  const std::vector<sdk::NameUseFact>& nameUses() const override { return name_uses_; }
   const std::vector<sdk::DefinitionFact>& definitions() const override { return definitions_; }
   bool hasSyntaxErrors() const override { return first_error_line_ != 0; }
 
@@ -39,6 +40,7 @@ class PythonModule final : public sdk::Module {
   std::vector<sdk::CallFact> calls_;
   std::vector<sdk::AttributeFact> attributes_;
   std::vector<sdk::StringFact> strings_;
+  std::vector<sdk::NameUseFact> name_uses_;
   std::vector<sdk::DefinitionFact> definitions_;
   std::uint32_t first_error_line_ = 0;
   bool truncated_ = false;

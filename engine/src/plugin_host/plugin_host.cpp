@@ -59,6 +59,9 @@ Result<LoadedPlugin> loadPlugin(const fs::path& file) {
       return makeError(file.string() + ": the plugin declares no name or domain");
     std::vector<rules::Rule> all;
     for (const sdk::RuleSource& src : loaded.plugin->ruleSources()) {
+      if (src.yaml.empty())
+        return makeError("plugin " + loaded.info.name + ": rule file " + src.name +
+                         " is listed but not embedded; add it to RULES of migrate_add_plugin");
       auto rules = rules::loadRules(src.yaml, loaded.info.name + ":" + src.name, loaded.info.domain);
       if (!rules) return makeError("plugin " + loaded.info.name + ": " + rules.error().message);
       for (auto& r : rules.value()) {

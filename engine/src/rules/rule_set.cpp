@@ -170,8 +170,17 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
       if (rule.role == Rule::Role::BaseClass && ref.role != sdk::ReferenceFact::Role::BaseClass) continue;
       if (!rule.result_use.empty() || !rule.result_attributes.empty()) {
         if (!call) continue;
-        bool used = std::find(rule.result_use.begin(), rule.result_use.end(), call->result_use) !=
-                    rule.result_use.end();
+        auto wanted = [&](sdk::ResultUse u) {
+          return std::find(rule.result_use.begin(), rule.result_use.end(), u) != rule.result_use.end();
+        };
+        bool used = wanted(call->result_use);
+        if (!used && !call->assigned_to.empty()) {
+          for (const auto& u : module.nameUses())
+            if (u.name == call->assigned_to && wanted(u.use) && u.range.start_byte > call->range.end_byte) {
+              used = true;
+              break;
+            }
+        }
         if (!used && !rule.result_attributes.empty()) {
           if (call->result_use == sdk::ResultUse::Attribute)
             used = contains(rule.result_attributes, call->result_attribute);

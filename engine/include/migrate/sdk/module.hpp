@@ -70,6 +70,14 @@ struct AttributeFact {
   SourceRange range;             ///< the attribute name
 };
 
+/// A plain name whose value is subscripted, compared or unpacked (`cap[0]`, `cap >= x`,
+/// `a, b = cap`): lets rules follow a call's result through a variable.
+struct NameUseFact {
+  std::string name;
+  ResultUse use = ResultUse::None;
+  SourceRange range;
+};
+
 /// Where a string literal stands.
 enum class StringContext {
   Other,
@@ -118,6 +126,7 @@ class Module {
   virtual const std::vector<CallFact>& calls() const = 0;
   virtual const std::vector<AttributeFact>& attributes() const = 0;
   virtual const std::vector<StringFact>& strings() const = 0;
+  virtual const std::vector<NameUseFact>& nameUses() const = 0;
   virtual const std::vector<DefinitionFact>& definitions() const = 0;
   virtual bool hasSyntaxErrors() const = 0;
   /// Text of a range of this file.

@@ -1,0 +1,220 @@
+// Tests discovered from the plugins themselves:
+//   RuleSnippets.<plugin>_<rule id>   every rule's valid/invalid snippets, and its fixes
+//   RuleFiles.<plugin>                 the plugin lists exactly the rules/*.yaml on disk
+//   Fixtures.<plugin>_<case>           plugins/<domain>/tests/fixtures/<case>/ against expected.txt
+// A rule without at least one valid and one invalid snippet fails.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "analyze/analyzer.hpp"
+#include "migrate/engine/plugin_host.hpp"
+#include "rules/rule_set.hpp"
+#include "support/test_support.hpp"
+
+namespace migrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<LoadedPlugin>& plugins() {
+  static std::vector<LoadedPlugin> loaded;
+  return loaded;
+}
+
+/// "device=/src/plugins/device;…" from the build.
+std::map<std::string, fs::path> pluginSourceDirs() {
+  std::map<std::string, fs::path> out;
+  std::stringstream ss(MIGRATE_PLUGIN_SOURCE_DIRS);
+  for (std::string item; std::getline(ss, item, ';');) {
+    const auto eq = item.find('=');
+    if (eq != std::string::npos) out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return out;
+}
+
+std::vector<sdk::Finding> analyze(const LoadedPlugin& p, const std::string& code) {
+  std::vector<sdk::Finding> findings;
+  std::vector<sdk::Diagnostic> diagnostics;
+  analyzePythonSource("snippet.py", code, {{&p}}, findings, diagnostics);
+  return findings;
+}
+
+std::vector<sdk::Finding> ofRule(const std::vector<sdk::Finding>& all, const std::string& id) {
+  std::vector<sdk::Finding> out;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const auto& f) { return f.rule_id == id; });
+  return out;
+}
+
+std::string applyEdits(std::string code, std::vector<sdk::Edit> edits) {
+  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.start_byte > b.start_byte; });
+  for (const auto& e : edits) code.replace(e.start_byte, e.end_byte - e.start_byte, e.replacement);
+  return code;
+}
+
+class SnippetTest : public testing::Test {
+ public:
+  SnippetTest(const LoadedPlugin* plugin, const rules::Rule* rule) : plugin_(plugin), rule_(rule) {}
+  void TestBody() override {
+    const rules::Rule& r = *rule_;
+    EXPECT_FALSE(r.invalid.empty()) << r.id << " (" << r.source << ") has no invalid snippet";
+    EXPECT_FALSE(r.valid.empty()) << r.id << " (" << r.source << ") has no valid snippet";
+    for (const auto& s : r.invalid) {
+      SCOPED_TRACE(r.source + ": invalid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" + s.code);
+      const auto found = ofRule(analyze(*plugin_, s.code), r.id);
+      if (s.count) {
+        EXPECT_EQ(found.size(), static_cast<std::size_t>(*s.count));
+      } else {
+        EXPECT_GE(found.size(), 1u);
+      }
+      if (!s.lines.empty()) {
+        std::vector<int> lines;
+        for (const auto& f : found) lines.push_back(static_cast<int>(f.range.line));
+        EXPECT_EQ(lines, s.lines);
+      }
+      // Applying the fixes removes exactly the fixed findings and keeps the code parseable.
+      std::vector<sdk::Edit> edits;
+      std::size_t fixed = 0;
+      for (const auto& f : found)
+        if (f.autofix()) {
+          ++fixed;
+          edits.insert(edits.end(), f.edits.begin(), f.edits.end());
+        }
+      if (fixed == 0) continue;
+      const std::string after = applyEdits(s.code, edits);
+      std::vector<sdk::Finding> again;
+      std::vector<sdk::Diagnostic> diags;
+      analyzePythonSource("snippet.py", after, {{plugin_}}, again, diags);
+      EXPECT_EQ(ofRule(again, r.id).size(), found.size() - fixed) << "after fixes:\n" << after;
+      for (const auto& d : diags) EXPECT_NE(d.code, "parse-error") << "fix broke the code:\n" << after;
+    }
+    for (const auto& s : r.valid) {
+      SCOPED_TRACE(r.source + ": valid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" + s.code);
+      const auto found = ofRule(analyze(*plugin_, s.code), r.id);
+      for (const auto& f : found)
+        ADD_FAILURE() << "unexpected " << r.id << " at line " << f.range.line << ": " << f.message;
+    }
+  }
+
+ private:
+  const LoadedPlugin* plugin_;
+  const rules::Rule* rule_;
+};
+
+std::string testName(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+void registerRuleFileTest(const LoadedPlugin& p, const fs::path& source_dir) {
+  testing::RegisterTest("RuleFiles", testName(p.info.name).c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                        [&p, source_dir]() -> testing::Test* {
+                          struct T : testing::Test {
+                            const LoadedPlugin* p;
+                            fs::path dir;
+                            void TestBody() override {
+                              std::set<std::string> listed, on_disk;
+                              for (const auto& s : p->plugin->ruleSources()) {
+                                listed.insert(s.name);
+                                EXPECT_FALSE(s.yaml.empty()) << s.name << " is listed but not embedded";
+                              }
+                              if (fs::is_directory(dir / "rules"))
+                                for (const auto& e : fs::directory_iterator(dir / "rules"))
+                                  if (e.path().extension() == ".yaml")
+                                    on_disk.insert("rules/" + e.path().filename().string());
+                              EXPECT_EQ(listed, on_disk);
+                            }
+                          };
+                          auto* t = new T;
+                          t->p = &p;
+                          t->dir = source_dir;
+                          return t;
+                        });
+}
+
+/// expected.txt: one "path:line RULE-ID" per line; '#' starts a comment.
+std::multiset<std::string> readExpected(const fs::path& file) {
+  std::multiset<std::string> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+void registerFixtureTests(const LoadedPlugin& p, const fs::path& source_dir) {
+  const fs::path fixtures = source_dir / "tests" / "fixtures";
+  if (!fs::is_directory(fixtures)) return;
+  std::vector<fs::path> cases;
+  for (const auto& e : fs::directory_iterator(fixtures))
+    if (e.is_directory()) cases.push_back(e.path());
+  std::sort(cases.begin(), cases.end());
+  for (const auto& dir : cases) {
+    const std::string name = testName(p.info.name + "_" + dir.filename().string());
+    testing::RegisterTest("Fixtures", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                          [&p, dir]() -> testing::Test* {
+                            struct T : testing::Test {
+                              const LoadedPlugin* p;
+                              fs::path dir;
+                              void TestBody() override {
+                                const fs::path input = dir / "input";
+                                std::vector<sdk::Diagnostic> diags;
+                                Workspace ws = buildInventory(input, {}, diags);
+                                MigrationModel model;
+                                auto progress = makeProgress(false, [](const std::string&) {});
+                                analyzeWorkspace(ws, {{p}}, 2, *progress, model);
+                                std::multiset<std::string> actual;
+                                for (const auto& f : model.findings)
+                                  actual.insert(f.file + ":" + std::to_string(f.range.line) + " " + f.rule_id);
+                                const auto expected = readExpected(dir / "expected.txt");
+                                for (const auto& e : expected)
+                                  if (!actual.count(e)) ADD_FAILURE() << "missed: " << e;
+                                for (const auto& a : actual)
+                                  if (!expected.count(a)) ADD_FAILURE() << "unexpected: " << a;
+                              }
+                            };
+                            auto* t = new T;
+                            t->p = &p;
+                            t->dir = dir;
+                            return t;
+                          });
+  }
+}
+
+}  // namespace
+}  // namespace migrate
+
+int main(int argc, char** argv) {
+  using namespace migrate;
+  testing::InitGoogleTest(&argc, argv);
+  auto catalog = discoverPlugins(test::pluginDir());
+  if (!catalog) {
+    std::fprintf(stderr, "%s\n", catalog.error().message.c_str());
+    return 1;
+  }
+  for (const auto& r : catalog->refused) std::fprintf(stderr, "refused: %s\n", r.c_str());
+  if (!catalog->refused.empty()) return 1;
+  plugins() = std::move(catalog->plugins);
+  const auto dirs = pluginSourceDirs();
+  for (const LoadedPlugin& p : plugins()) {
+    for (const rules::Rule& rule : p.rules->rules()) {
+      const std::string name = testName(p.info.name + "_" + rule.id);
+      testing::RegisterTest("RuleSnippets", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [&p, &rule]() -> testing::Test* { return new SnippetTest(&p, &rule); });
+    }
+    auto it = dirs.find(p.info.name);
+    if (it != dirs.end()) {
+      registerRuleFileTest(p, it->second);
+      registerFixtureTests(p, it->second);
+    }
+  }
+  return RUN_ALL_TESTS();
+}

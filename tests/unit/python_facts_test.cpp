@@ -1,0 +1,254 @@
+// The Python fact extractor: imports and aliases, reference resolution, calls and arguments,
+// string positions, definitions — and what must never be a use.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "parse/python_parser.hpp"
+
+namespace migrate::parse {
+namespace {
+
+std::unique_ptr<PythonModule> parse(const std::string& code, const std::string& path = "pkg/mod.py") {
+  auto m = parsePython(path, code);
+  EXPECT_TRUE(m.ok());
+  return std::move(m.value());
+}
+
+std::vector<std::string> resolved(const PythonModule& m) {
+  std::vector<std::string> out;
+  for (const auto& r : m.references())
+    if (!r.resolved.empty()) out.push_back(r.resolved);
+  return out;
+}
+
+const sdk::StringFact* stringWith(const PythonModule& m, const std::string& value) {
+  for (const auto& s : m.strings())
+    if (s.value == value) return &s;
+  return nullptr;
+}
+
+TEST(PythonFacts, ImportFormsBindTheirNames) {
+  auto m = parse(
+      "import torch\n"
+      "import torch.cuda as tc\n"
+      "from torch import cuda\n"
+      "from torch.cuda import amp as a\n"
+      "import os.path\n");
+  ASSERT_EQ(m->imports().size(), 5u);
+  EXPECT_EQ(m->imports()[1].bound, "tc");
+  EXPECT_EQ(m->imports()[1].target, "torch.cuda");
+  EXPECT_EQ(m->imports()[2].target, "torch.cuda");
+  EXPECT_EQ(m->imports()[3].bound, "a");
+  EXPECT_EQ(m->imports()[3].target, "torch.cuda.amp");
+  EXPECT_EQ(m->imports()[4].bound, "os");
+  EXPECT_EQ(m->imports()[4].target, "os");
+}
+
+TEST(PythonFacts, ReferencesResolveThroughAliases) {
+  auto m = parse(
+      "import torch.cuda as tc\n"
+      "from torch import cuda\n"
+      "from torch.cuda import amp as a\n"
+      "tc.synchronize()\n"
+      "cuda.empty_cache()\n"
+      "with a.autocast():\n"
+      "    pass\n");
+  auto r = resolved(*m);
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.synchronize"), r.end());
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.empty_cache"), r.end());
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.amp.autocast"), r.end());
+}
+
+TEST(PythonFacts, RelativeImportsResolveAgainstThePackage) {
+  auto m = parse("from .utils import helper\nfrom .. import top\nhelper()\n", "pkg/sub/mod.py");
+  ASSERT_EQ(m->imports().size(), 2u);
+  EXPECT_EQ(m->imports()[0].level, 1);
+  EXPECT_EQ(m->imports()[0].target, "pkg.sub.utils.helper");
+  EXPECT_EQ(m->imports()[1].target, "pkg.top");
+  auto init = parse("from .x import y\n", "pkg/__init__.py");
+  EXPECT_EQ(init->imports()[0].target, "pkg.x.y");
+}
+
+TEST(PythonFacts, NothingInCommentsOrDocstringsIsAReference) {
+  auto m = parse(
+      "\"\"\"Calls torch.cuda.synchronize() a lot.\"\"\"\n"
+      "import torch\n"
+      "# torch.cuda.synchronize()\n"
+      "def f():\n"
+      "    '''torch.cuda.empty_cache()'''\n"
+      "    return 1\n");
+  EXPECT_TRUE(resolved(*m).size() == 0u) << "only `import torch` and no uses";
+  ASSERT_NE(stringWith(*m, "Calls torch.cuda.synchronize() a lot."), nullptr);
+  EXPECT_EQ(stringWith(*m, "Calls torch.cuda.synchronize() a lot.")->context,
+            sdk::StringContext::Docstring);
+}
+
+TEST(PythonFacts, SelfMethodsAndLocalDefinitionsDoNotResolve) {
+  auto m = parse(
+      "from torch.distributed import init_process_group\n"
+      "class Group:\n"
+      "    def init_process_group(self):\n"
+      "        return 1\n"
+      "    def run(self):\n"
+      "        self.init_process_group()\n");
+  for (const auto& c : m->calls()) EXPECT_EQ(c.callee_resolved, "") << c.callee_written;
+  auto shadow = parse(
+      "from torch.distributed import init_process_group\n"
+      "def init_process_group():\n"
+      "    pass\n"
+      "init_process_group()\n");
+  for (const auto& c : shadow->calls()) EXPECT_EQ(c.callee_resolved, "");
+  auto fallback = parse(
+      "try:\n"
+      "    from flash_attn import flash_attn_func\n"
+      "except ImportError:\n"
+      "    def flash_attn_func(q, k, v):\n"
+      "        return q\n"
+      "flash_attn_func(1, 2, 3)\n");
+  EXPECT_EQ(fallback->calls().back().callee_resolved, "flash_attn.flash_attn_func");
+}
+
+TEST(PythonFacts, CallsRecordArgumentsAndKeywordLiterals) {
+  auto m = parse(
+      "import torch.distributed as dist\n"
+      "dist.init_process_group(\"nccl\", init_method=url, world_size=4, timeout=None, debug=True)\n");
+  ASSERT_EQ(m->calls().size(), 1u);
+  const auto& c = m->calls()[0];
+  EXPECT_EQ(c.callee_resolved, "torch.distributed.init_process_group");
+  ASSERT_EQ(c.args.size(), 5u);
+  EXPECT_EQ(c.args[0].index, 0);
+  EXPECT_EQ(c.args[0].kind, sdk::ValueKind::String);
+  EXPECT_EQ(c.args[0].text, "nccl");
+  EXPECT_EQ(c.args[1].keyword, "init_method");
+  EXPECT_EQ(c.args[1].kind, sdk::ValueKind::Name);
+  EXPECT_EQ(c.args[2].kind, sdk::ValueKind::Int);
+  EXPECT_EQ(c.args[3].kind, sdk::ValueKind::None);
+  EXPECT_EQ(c.args[4].kind, sdk::ValueKind::Bool);
+}
+
+TEST(PythonFacts, MethodCallsOnValuesAreNotModuleCalls) {
+  auto m = parse("import torch\nx = torch.ones(2).cuda()\nmodel.cuda(non_blocking=True)\n");
+  std::vector<const sdk::CallFact*> cuda;
+  for (const auto& c : m->calls())
+    if (c.method == "cuda") cuda.push_back(&c);
+  ASSERT_EQ(cuda.size(), 2u);
+  EXPECT_FALSE(cuda[0]->receiver_is_module);
+  EXPECT_FALSE(cuda[1]->receiver_is_module);
+  EXPECT_EQ(cuda[1]->callee_written, "model.cuda");
+}
+
+TEST(PythonFacts, ResultUsesAreRecorded) {
+  auto m = parse(
+      "import torch\n"
+      "major, minor = torch.cuda.get_device_capability()\n"
+      "cap = torch.cuda.get_device_capability()[0]\n"
+      "n = torch.cuda.get_device_properties(0).multi_processor_count\n"
+      "p = torch.cuda.get_device_properties(0)\n");
+  ASSERT_EQ(m->calls().size(), 4u);
+  EXPECT_EQ(m->calls()[0].result_use, sdk::ResultUse::TupleUnpack);
+  EXPECT_EQ(m->calls()[1].result_use, sdk::ResultUse::Subscript);
+  EXPECT_EQ(m->calls()[2].result_use, sdk::ResultUse::Attribute);
+  EXPECT_EQ(m->calls()[2].result_attribute, "multi_processor_count");
+  EXPECT_EQ(m->calls()[3].assigned_to, "p");
+}
+
+TEST(PythonFacts, StringPositions) {
+  auto m = parse(
+      "import torch, os, logging\n"
+      "t = torch.device(\"cuda:0\")\n"
+      "x.to(\"cuda\")\n"
+      "device = \"cuda\" if ok else \"cpu\"\n"
+      "if args.device == \"mps\":\n"
+      "    pass\n"
+      "os.environ[\"CUDA_VISIBLE_DEVICES\"] = \"0\"\n"
+      "def f(dev=\"npu\"):\n"
+      "    pass\n"
+      "logging.info(\"moving to cuda\")\n"
+      "parser.add_argument(\"--device\", default=\"xpu\", help=\"cuda or cpu\")\n"
+      "raise RuntimeError(\"cuda missing\")\n"
+      "y = f\"cuda:{rank}\"\n");
+  EXPECT_EQ(stringWith(*m, "cuda:0")->context, sdk::StringContext::PositionalArg);
+  EXPECT_EQ(stringWith(*m, "cuda:0")->callee, "torch.device");
+  EXPECT_EQ(stringWith(*m, "cuda")->method, "to");
+  EXPECT_TRUE(stringWith(*m, "cuda")->method_on_value);
+  EXPECT_EQ(stringWith(*m, "cpu")->context, sdk::StringContext::Assignment);
+  EXPECT_EQ(stringWith(*m, "cpu")->name, "device");
+  EXPECT_EQ(stringWith(*m, "mps")->context, sdk::StringContext::Compare);
+  EXPECT_EQ(stringWith(*m, "CUDA_VISIBLE_DEVICES")->context, sdk::StringContext::Subscript);
+  EXPECT_EQ(stringWith(*m, "CUDA_VISIBLE_DEVICES")->callee, "os.environ");
+  EXPECT_EQ(stringWith(*m, "npu")->name, "dev");
+  EXPECT_EQ(stringWith(*m, "moving to cuda")->context, sdk::StringContext::Message);
+  EXPECT_EQ(stringWith(*m, "xpu")->context, sdk::StringContext::KeywordArg);
+  EXPECT_EQ(stringWith(*m, "cuda or cpu")->context, sdk::StringContext::Message);
+  EXPECT_EQ(stringWith(*m, "cuda missing")->context, sdk::StringContext::Message);
+  ASSERT_NE(stringWith(*m, "cuda:{}"), nullptr);
+  EXPECT_TRUE(stringWith(*m, "cuda:{}")->fstring);
+}
+
+TEST(PythonFacts, DefinitionsWithBasesDecoratorsAndDocstrings) {
+  auto m = parse(
+      "import torch\n"
+      "import triton\n"
+      "class Fn(torch.autograd.Function):\n"
+      "    \"\"\"Fused op.\n\n    More.\"\"\"\n"
+      "    @staticmethod\n"
+      "    def forward(ctx, x):\n"
+      "        return x\n"
+      "@triton.jit\n"
+      "def kernel(x):\n"
+      "    pass\n");
+  ASSERT_EQ(m->definitions().size(), 3u);
+  EXPECT_EQ(m->definitions()[0].bases, std::vector<std::string>{"torch.autograd.Function"});
+  EXPECT_EQ(m->definitions()[0].docstring_summary, "Fused op.");
+  EXPECT_TRUE(m->definitions()[0].top_level);
+  EXPECT_EQ(m->definitions()[1].qualified_name, "Fn.forward");
+  EXPECT_FALSE(m->definitions()[1].top_level);
+  EXPECT_EQ(m->definitions()[2].decorators, std::vector<std::string>{"triton.jit"});
+}
+
+TEST(PythonFacts, PositionsAreOneBasedAndCountCharacters) {
+  auto m = parse("import torch\ns = 'é'; torch.cuda.synchronize()\n");
+  ASSERT_EQ(m->references().size(), 1u);
+  const auto& r = m->references()[0].range;
+  EXPECT_EQ(r.line, 2u);
+  EXPECT_EQ(r.column, 10u);  // 'é' is one character, two bytes
+  EXPECT_EQ(m->text(r), "torch.cuda.synchronize");
+}
+
+TEST(PythonFacts, SyntaxErrorsKeepTheRest) {
+  auto m = parse("import torch\ndef broken(:\n    pass\ntorch.cuda.synchronize()\n");
+  EXPECT_TRUE(m->hasSyntaxErrors());
+  EXPECT_EQ(m->firstErrorLine(), 2u);
+  auto r = resolved(*m);
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.synchronize"), r.end());
+}
+
+TEST(PythonFacts, DeepNestingIsTruncatedNotFatal) {
+  std::string deep = "x = " + std::string(3000, '(') + "1" + std::string(3000, ')') + "\n";
+  auto m = parsePython("deep.py", "import torch\n" + deep + "torch.cuda.synchronize()\n");
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m.value()->truncated());
+  auto r = resolved(*m.value());
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.synchronize"), r.end());
+}
+
+}  // namespace
+}  // namespace migrate::parse
+
+namespace migrate::parse {
+namespace {
+
+TEST(PythonFacts, NameUsesFollowVariables) {
+  auto m = parsePython("a.py", "cap = f()\nx = cap[0]\nif cap >= (8, 0):\n    pass\na, b = cap\ny = cap\n");
+  ASSERT_TRUE(m.ok());
+  std::vector<sdk::ResultUse> uses;
+  for (const auto& u : (*m)->nameUses())
+    if (u.name == "cap") uses.push_back(u.use);
+  EXPECT_EQ(uses, (std::vector<sdk::ResultUse>{sdk::ResultUse::Subscript, sdk::ResultUse::Compare,
+                                                sdk::ResultUse::TupleUnpack}));
+}
+
+}  // namespace
+}  // namespace migrate::parse
