@@ -11,9 +11,13 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "rules/cuda_api.yaml",
-    "rules/device_placement.yaml",
-    "rules/device_strings.yaml",
+    "rules/cuda_api.yaml",           // DEV-001..015
+    "rules/device_placement.yaml",   // DEV-016..022
+    "rules/device_strings.yaml",     // DEV-023..026
+    "rules/backends.yaml",           // DEV-027..032
+    "rules/graphs_compile.yaml",     // DEV-033..036
+    "rules/environment.yaml",        // DEV-037..040
+    "rules/monitoring.yaml",          // DEV-040..046
 };
 
 class DevicePlugin final : public Plugin {

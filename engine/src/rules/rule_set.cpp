@@ -156,10 +156,6 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
           break;
         }
       }
-      if (!hits) {
-        // A prefix entry also matches the name itself (torch.cuda.* matches `torch.cuda`).
-        if (auto p = api_prefix_.find(ref.resolved); p != api_prefix_.end()) hits = &p->second;
-      }
     }
     if (!hits) continue;
     const sdk::CallFact* call = ref.call >= 0 ? &calls[static_cast<std::size_t>(ref.call)] : nullptr;
@@ -209,6 +205,7 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
 }
 
 void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) const {
+  std::vector<std::pair<const Rule*, std::uint32_t>> reported;
   for (const sdk::ImportFact& imp : module.imports()) {
     // `import a.b` imports a.b; `from a import b` imports a.b (or module a with name b).
     std::string name = imp.star || imp.name.empty() ? imp.module : imp.target;
@@ -223,6 +220,10 @@ void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) co
       prefix.resize(dot);
     }
     for (const Rule* rule : matched) {
+      // One finding per statement and rule: `from m import a, b` is one place to change.
+      const auto key = std::make_pair(rule, imp.range.start_byte);
+      if (std::find(reported.begin(), reported.end(), key) != reported.end()) continue;
+      reported.push_back(key);
       Subject s{name, name, name, nullptr};
       Finding f = makeFinding(*rule, module, imp.range, s);
       if (rule->fix == Rule::Fix::Rename) renameEdit(module, imp.range, *rule, true, f);

@@ -4,6 +4,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -70,10 +72,13 @@ std::shared_ptr<spdlog::logger> makeLogger(const fs::path& log_file, const RunOp
   return logger;
 }
 
-/// Writes findings.json with what the run has so far; a failure to write is logged.
-void persist(const MigrationModel& model, const fs::path& out, spdlog::logger& log) {
-  if (auto st = writeFindingsJson(model, out / "findings.json"); !st)
+/// Writes findings.json with what the run has so far; false (logged) when it cannot be written.
+bool persist(const MigrationModel& model, const fs::path& out, spdlog::logger& log) {
+  if (auto st = writeFindingsJson(model, out / "findings.json"); !st) {
     log.error("{}", st.error().message);
+    return false;
+  }
+  return true;
 }
 
 void summarize(const MigrationModel& model, spdlog::logger& log) {
@@ -85,8 +90,20 @@ void summarize(const MigrationModel& model, spdlog::logger& log) {
   }
   std::string domains;
   for (const auto& [d, n] : per_domain) domains += (domains.empty() ? "" : ", ") + d + " " + std::to_string(n);
-  log.info("{} findings ({}){}, {} auto-fixable; {} diagnostics", model.findings.size(),
-           domains.empty() ? "none" : domains, "", fixable, model.diagnostics.size());
+  log.info("{} findings ({}), {} auto-fixable; {} diagnostics", model.findings.size(),
+           domains.empty() ? "none" : domains, fixable, model.diagnostics.size());
+}
+
+/// Throughput and peak memory of the analysis (read by bench/run_bench.sh).
+void logStatistics(const MigrationModel& model, double seconds, spdlog::logger& log) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double mb = static_cast<double>(model.inventory.bytes) / 1e6;
+  const double s = seconds > 0 ? seconds : 1e-9;
+  log.info("statistics: {} files ({} Python, {} lines), {:.1f} MB in {:.2f} s: {:.1f} MB/s, {:.0f} files/s, "
+           "peak RSS {:.0f} MB",
+           model.inventory.files, model.inventory.python_parsed, model.inventory.python_lines, mb, seconds,
+           mb / s, static_cast<double>(model.inventory.files) / s, static_cast<double>(usage.ru_maxrss) / 1024.0);
 }
 
 }  // namespace
@@ -169,7 +186,6 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
   log->info("source {} ({}){}", model.source.location, model.source.kind,
             model.source.commit.empty() ? "" : " at commit " + model.source.commit);
 
-  int exit_code = kExitOk;
   for (const std::string& stage : kAllStages) {
     const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
     if (!selected) continue;
@@ -190,6 +206,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
                               std::to_string(model.inventory.python_parsed) + " Python files analysed",
                               secs});
       summarize(model, *log);
+      logStatistics(model, secs, *log);
       persist(model, out, *log);
       continue;
     }
@@ -197,9 +214,9 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     log->warn("stage {}: not available ({})", stage, why);
     model.stages.push_back({stage, "not_available", why, 0});
   }
-  persist(model, out, *log);
+  if (!persist(model, out, *log)) return kExitStageFailed;
   log->info("wrote {}", (out / "findings.json").string());
-  return exit_code;
+  return kExitOk;
 }
 
 }  // namespace migrate
