@@ -1,13 +1,14 @@
-# migrate_add_plugin(<name> SOURCES <cpp...> RULES <rules/x.yaml...>)
+# migrate_add_plugin(<name> [NOT_INSTALLED] SOURCES <cpp...> RULES <rules/x.yaml...>)
 #
 # Builds a domain plugin as a shared library named migrate_<name>.so in the plugin directory.
 # The rule files are embedded in the library at build time; the plugin's entry point lists them
 # by name and reads them with migrateEmbeddedRule("rules/x.yaml") (declared in the generated
-# header <name>_embedded_rules.hpp).
+# header <name>_embedded_rules.hpp). NOT_INSTALLED keeps test-only plugins out of the install
+# and of the rule/fixture test discovery.
 set(MIGRATE_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/MigrateEmbedRules.cmake")
 
 function(migrate_add_plugin name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;RULES" ${ARGN})
+  cmake_parse_arguments(ARG "NOT_INSTALLED" "" "SOURCES;RULES" ${ARGN})
   set(gen_dir "${CMAKE_CURRENT_BINARY_DIR}/generated")
   set(gen_cpp "${gen_dir}/${name}_embedded_rules.cpp")
   set(rule_paths "")
@@ -37,6 +38,8 @@ function(migrate_add_plugin name)
     LIBRARY_OUTPUT_DIRECTORY "${MIGRATE_PLUGIN_OUTPUT_DIR}"
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
-  set_property(GLOBAL APPEND PROPERTY MIGRATE_PLUGINS migrate_${name})
-  set_property(GLOBAL APPEND PROPERTY MIGRATE_PLUGIN_SOURCE_DIRS "${name}=${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT ARG_NOT_INSTALLED)
+    set_property(GLOBAL APPEND PROPERTY MIGRATE_PLUGINS migrate_${name})
+    set_property(GLOBAL APPEND PROPERTY MIGRATE_PLUGIN_SOURCE_DIRS "${name}=${CMAKE_CURRENT_SOURCE_DIR}")
+  endif()
 endfunction()

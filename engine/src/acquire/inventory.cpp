@@ -154,6 +154,9 @@ bool globMatch(std::string_view pattern, std::string_view path) {
 }
 
 std::optional<std::string> Workspace::read(const std::string& path) const {
+  const auto it = std::lower_bound(files_.begin(), files_.end(), path,
+                                   [](const sdk::FileEntry& f, const std::string& p) { return f.path < p; });
+  if (it == files_.end() || it->path != path) return std::nullopt;  // only inventoried files
   std::ifstream in(root_ / path, std::ios::binary);
   if (!in) return std::nullopt;
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -173,7 +176,7 @@ Workspace buildInventory(const fs::path& root, const InventoryOptions& options,
     const fs::path dir = pending.back();
     pending.pop_back();
     std::error_code ec;
-    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+    fs::directory_iterator it(dir, ec);
     if (ec) {
       diag(sdk::Severity::Warning, "unreadable", fs::relative(dir, root).generic_string(),
            "directory cannot be read: " + ec.message());
@@ -218,8 +221,6 @@ Workspace buildInventory(const fs::path& root, const InventoryOptions& options,
     }
   }
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-  std::sort(diagnostics.begin(), diagnostics.end(),
-            [](const auto& a, const auto& b) { return a.file < b.file; });
   return Workspace(root, std::move(files));
 }
 

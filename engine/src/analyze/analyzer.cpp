@@ -18,6 +18,12 @@ class CollectingSink final : public sdk::FindingSink {
       : findings_(findings), diagnostics_(diagnostics), domain_(std::move(domain)) {}
   void report(sdk::Finding f) override {
     if (f.domain.empty()) f.domain = domain_;
+    if (f.rule_id.empty() || f.file.empty() || f.range.line == 0 || f.range.column == 0) {
+      diagnostics_.push_back({sdk::Severity::Error, "plugin-error", f.file, f.range.line,
+                              "plugin of domain " + domain_ + " reported a finding without rule id, file or "
+                              "1-based position (" + f.rule_id + "); dropped"});
+      return;
+    }
     findings_.push_back(std::move(f));
   }
   void diagnose(sdk::Diagnostic d) override { diagnostics_.push_back(std::move(d)); }
@@ -77,7 +83,7 @@ void analyzePythonSource(const std::string& path, std::string source,
                          std::vector<sdk::Diagnostic>& diagnostics) {
   if (!validUtf8(source))
     diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
-                           "not valid UTF-8; analysed byte-wise (columns count bytes)"});
+                           "not valid UTF-8; analysed as raw bytes (columns may be off)"});
   auto parsed = parse::parsePython(path, std::move(source));
   if (!parsed) {
     diagnostics.push_back({sdk::Severity::Warning, "parse-failed", path, 0, parsed.error().message});
@@ -152,9 +158,9 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 
 void sortModel(MigrationModel& model) {
   std::sort(model.findings.begin(), model.findings.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.file, a.range.line, a.range.column, a.rule_id, a.range.end_line,
-                    a.range.end_column) < std::tie(b.file, b.range.line, b.range.column, b.rule_id,
-                                                   b.range.end_line, b.range.end_column);
+    return std::tie(a.file, a.range.line, a.range.column, a.rule_id, a.range.end_line, a.range.end_column,
+                    a.message) < std::tie(b.file, b.range.line, b.range.column, b.rule_id,
+                                          b.range.end_line, b.range.end_column, b.message);
   });
   std::stable_sort(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& a, const auto& b) {
     return std::tie(a.file, a.line, a.code) < std::tie(b.file, b.line, b.code);

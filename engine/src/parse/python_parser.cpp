@@ -33,6 +33,7 @@ TSParser* threadParser() {
 std::string dottedModuleName(const std::string& relative_path) {
   std::string s = relative_path;
   if (s.size() >= 3 && s.compare(s.size() - 3, 3, ".py") == 0) s.resize(s.size() - 3);
+  else if (s.size() >= 4 && s.compare(s.size() - 4, 4, ".pyi") == 0) s.resize(s.size() - 4);
   if (s == "__init__") return {};
   if (s.size() >= 9 && s.compare(s.size() - 9, 9, "/__init__") == 0) s.resize(s.size() - 9);
   for (char& c : s)

@@ -15,7 +15,17 @@ namespace fs = std::filesystem;
 
 LoadedPlugin::LoadedPlugin() = default;
 LoadedPlugin::LoadedPlugin(LoadedPlugin&&) noexcept = default;
-LoadedPlugin& LoadedPlugin::operator=(LoadedPlugin&&) noexcept = default;
+LoadedPlugin& LoadedPlugin::operator=(LoadedPlugin&& other) noexcept {
+  if (this == &other) return *this;
+  rules.reset();
+  plugin.reset();
+  library = std::move(other.library);
+  plugin = std::move(other.plugin);
+  rules = std::move(other.rules);
+  info = std::move(other.info);
+  file = std::move(other.file);
+  return *this;
+}
 LoadedPlugin::~LoadedPlugin() {
   // Objects from the library first, then the library.
   rules.reset();
@@ -45,8 +55,8 @@ Result<LoadedPlugin> loadPlugin(const fs::path& file) {
         ", SDK " + (hs && hs->sdk_version ? hs->sdk_version : "?") +
         ") but this migrate-pipeline uses ABI " + std::to_string(sdk::kAbiVersion) + " (" +
         MIGRATE_TOOLCHAIN_TAG + ", SDK " + sdk::kSdkVersion +
-        "); rebuild the plugin against this SDK (find_package(MigratePipeline " +
-        sdk::kSdkVersion + "))");
+        "); rebuild the plugin against this SDK's headers (engine/include/migrate/sdk, version " +
+        sdk::kSdkVersion + ") with the same compiler");
   }
   LoadedPlugin loaded;
   loaded.file = file;
@@ -75,6 +85,8 @@ Result<LoadedPlugin> loadPlugin(const fs::path& file) {
     loaded.rules = std::make_shared<rules::RuleSet>(std::move(all));
   } catch (const std::exception& e) {
     return makeError(file.string() + ": the plugin failed while starting: " + e.what());
+  } catch (...) {
+    return makeError(file.string() + ": the plugin failed while starting (unknown exception)");
   }
   return loaded;
 }

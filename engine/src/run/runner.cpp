@@ -157,13 +157,21 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     auto opts = resolveOptions(sel, loaded->info);
     if (!opts) {
       log->error("{}", opts.error().message);
+      model.stages.push_back({"analyze", "failed", opts.error().message, 0});
+      persist(model, out, *log);
       return kExitUsage;
     }
     contexts.push_back(std::make_unique<Context>(loaded->info.name, std::move(opts.value()), log));
+    std::string failure;
     try {
       loaded->plugin->configure(*contexts.back());
     } catch (const std::exception& e) {
-      const std::string msg = "plugin " + sel.name + " failed in configure: " + e.what() + "; it is skipped";
+      failure = e.what();
+    } catch (...) {
+      failure = "unknown exception";
+    }
+    if (!failure.empty()) {
+      const std::string msg = "plugin " + sel.name + " failed in configure: " + failure + "; it is skipped";
       log->error("{}", msg);
       model.diagnostics.push_back({sdk::Severity::Error, "plugin-error", "", 0, msg});
       continue;
@@ -188,7 +196,10 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
 
   for (const std::string& stage : kAllStages) {
     const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
-    if (!selected) continue;
+    if (!selected) {
+      model.stages.push_back({stage, "skipped", "not selected in the pipeline's stages", 0});
+      continue;
+    }
     if (stage == "analyze") {
       const auto t0 = Clock::now();
       std::vector<sdk::Diagnostic> inventory_diags;
@@ -207,7 +218,6 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
                               secs});
       summarize(model, *log);
       logStatistics(model, secs, *log);
-      persist(model, out, *log);
       continue;
     }
     const std::string why = kStageAvailability.at(stage);

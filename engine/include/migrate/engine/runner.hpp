@@ -6,7 +6,7 @@
 
 namespace migrate {
 
-/// Exit codes of `migrate-pipeline` (documented in README.md and docs/cli.md).
+/// Exit codes of `migrate-pipeline` (documented in docs/cli.md).
 enum ExitCode : int {
   kExitOk = 0,           ///< the run completed (findings do not make it fail)
   kExitUsage = 2,        ///< bad arguments or an invalid pipeline
