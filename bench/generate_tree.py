@@ -88,10 +88,32 @@ def plain_math_{n}(values):
 ]
 
 
+PLAIN = '''
+class Config{n}:
+    """Settings of experiment {n}; the device is chosen at run time, not here."""
+
+    def __init__(self, **overrides):
+        self.values = {{"lr": 3e-4, "batch": {dim}, "warmup": 100, "name": "exp{n}"}}
+        self.values.update(overrides)
+
+    def scaled_lr(self, world_size):
+        base = self.values["lr"] * world_size
+        return min(base, 1e-2) if world_size > 8 else base
+
+    def describe(self):
+        return ", ".join(f"{{k}}={{v}}" for k, v in sorted(self.values.items()))
+'''
+
+# Real projects are mostly ordinary code: about one block in three touches CUDA.
+CHOICES = BLOCKS + [PLAIN]
+WEIGHTS = [1, 1, 1, 1, 4, 4]
+
+
 def module_text(rng, idx, blocks):
     parts = [HEADER.format(idx=idx)]
     for n in range(blocks):
-        parts.append(rng.choice(BLOCKS).format(n=n, dim=rng.choice([256, 512, 1024])))
+        block = rng.choices(CHOICES, weights=WEIGHTS)[0]
+        parts.append(block.format(n=n, dim=rng.choice([256, 512, 1024])))
     return "".join(parts)
 
 

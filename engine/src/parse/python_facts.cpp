@@ -20,7 +20,135 @@ using sdk::StringContext;
 
 constexpr std::size_t kMaxDepth = 1500;
 
-bool is(TSNode n, const char* type) { return std::strcmp(ts_node_type(n), type) == 0; }
+/// Symbol ids of the node types the extractor looks at (comparing ids, not names).
+struct Symbols {
+  explicit Symbols(const TSLanguage* l) {
+    aliased_import = named(l, "aliased_import");
+    argument_list = named(l, "argument_list");
+    assert_statement = named(l, "assert_statement");
+    assignment = named(l, "assignment");
+    attribute = named(l, "attribute");
+    binary_operator = named(l, "binary_operator");
+    boolean_operator = named(l, "boolean_operator");
+    call = named(l, "call");
+    class_definition = named(l, "class_definition");
+    comment = named(l, "comment");
+    comparison_operator = named(l, "comparison_operator");
+    concatenated_string = named(l, "concatenated_string");
+    conditional_expression = named(l, "conditional_expression");
+    decorated_definition = named(l, "decorated_definition");
+    decorator = named(l, "decorator");
+    default_parameter = named(l, "default_parameter");
+    dictionary_splat = named(l, "dictionary_splat");
+    dictionary_splat_pattern = named(l, "dictionary_splat_pattern");
+    dotted_name = named(l, "dotted_name");
+    expression_list = named(l, "expression_list");
+    expression_statement = named(l, "expression_statement");
+    false_ = named(l, "false");
+    float_ = named(l, "float");
+    function_definition = named(l, "function_definition");
+    future_import_statement = named(l, "future_import_statement");
+    global_statement = named(l, "global_statement");
+    identifier = named(l, "identifier");
+    import_from_statement = named(l, "import_from_statement");
+    import_prefix = named(l, "import_prefix");
+    import_statement = named(l, "import_statement");
+    integer = named(l, "integer");
+    interpolation = named(l, "interpolation");
+    keyword_argument = named(l, "keyword_argument");
+    lambda_parameters = named(l, "lambda_parameters");
+    list = named(l, "list");
+    list_pattern = named(l, "list_pattern");
+    list_splat = named(l, "list_splat");
+    list_splat_pattern = named(l, "list_splat_pattern");
+    module = named(l, "module");
+    none_ = named(l, "none");
+    nonlocal_statement = named(l, "nonlocal_statement");
+    pair = named(l, "pair");
+    parameters = named(l, "parameters");
+    parenthesized_expression = named(l, "parenthesized_expression");
+    pattern_list = named(l, "pattern_list");
+    raise_statement = named(l, "raise_statement");
+    relative_import = named(l, "relative_import");
+    set = named(l, "set");
+    string = named(l, "string");
+    string_content = named(l, "string_content");
+    string_start = named(l, "string_start");
+    subscript = named(l, "subscript");
+    true_ = named(l, "true");
+    tuple = named(l, "tuple");
+    tuple_pattern = named(l, "tuple_pattern");
+    typed_default_parameter = named(l, "typed_default_parameter");
+    typed_parameter = named(l, "typed_parameter");
+    wildcard_import = named(l, "wildcard_import");
+    error = static_cast<TSSymbol>(-1);  // ts_builtin_sym_error
+  }
+  static TSSymbol named(const TSLanguage* l, const char* name) {
+    return ts_language_symbol_for_name(l, name, static_cast<uint32_t>(std::strlen(name)), true);
+  }
+  TSSymbol aliased_import = 0;
+  TSSymbol argument_list = 0;
+  TSSymbol assert_statement = 0;
+  TSSymbol assignment = 0;
+  TSSymbol attribute = 0;
+  TSSymbol binary_operator = 0;
+  TSSymbol boolean_operator = 0;
+  TSSymbol call = 0;
+  TSSymbol class_definition = 0;
+  TSSymbol comment = 0;
+  TSSymbol comparison_operator = 0;
+  TSSymbol concatenated_string = 0;
+  TSSymbol conditional_expression = 0;
+  TSSymbol decorated_definition = 0;
+  TSSymbol decorator = 0;
+  TSSymbol default_parameter = 0;
+  TSSymbol dictionary_splat = 0;
+  TSSymbol dictionary_splat_pattern = 0;
+  TSSymbol dotted_name = 0;
+  TSSymbol expression_list = 0;
+  TSSymbol expression_statement = 0;
+  TSSymbol false_ = 0;
+  TSSymbol float_ = 0;
+  TSSymbol function_definition = 0;
+  TSSymbol future_import_statement = 0;
+  TSSymbol global_statement = 0;
+  TSSymbol identifier = 0;
+  TSSymbol import_from_statement = 0;
+  TSSymbol import_prefix = 0;
+  TSSymbol import_statement = 0;
+  TSSymbol integer = 0;
+  TSSymbol interpolation = 0;
+  TSSymbol keyword_argument = 0;
+  TSSymbol lambda_parameters = 0;
+  TSSymbol list = 0;
+  TSSymbol list_pattern = 0;
+  TSSymbol list_splat = 0;
+  TSSymbol list_splat_pattern = 0;
+  TSSymbol module = 0;
+  TSSymbol none_ = 0;
+  TSSymbol nonlocal_statement = 0;
+  TSSymbol pair = 0;
+  TSSymbol parameters = 0;
+  TSSymbol parenthesized_expression = 0;
+  TSSymbol pattern_list = 0;
+  TSSymbol raise_statement = 0;
+  TSSymbol relative_import = 0;
+  TSSymbol set = 0;
+  TSSymbol string = 0;
+  TSSymbol string_content = 0;
+  TSSymbol string_start = 0;
+  TSSymbol subscript = 0;
+  TSSymbol true_ = 0;
+  TSSymbol tuple = 0;
+  TSSymbol tuple_pattern = 0;
+  TSSymbol typed_default_parameter = 0;
+  TSSymbol typed_parameter = 0;
+  TSSymbol wildcard_import = 0;
+  TSSymbol error = 0;
+};
+
+
+bool is(TSNode n, TSSymbol symbol) { return !ts_node_is_null(n) && ts_node_symbol(n) == symbol; }
 
 /// Keywords whose string values are prose, never device or backend names.
 bool isMessageKeyword(std::string_view k) {
@@ -40,7 +168,7 @@ bool isLogMethod(std::string_view m) {
 class FactExtractor {
  public:
   FactExtractor(PythonModule& module, const TSLanguage* language)
-      : m_(module), src_(module.source_), lines_(module.source_) {
+      : m_(module), src_(module.source_), lines_(module.source_), sym_(symbols(language)) {
     f_object_ = field(language, "object");
     f_attribute_ = field(language, "attribute");
     f_function_ = field(language, "function");
@@ -64,6 +192,11 @@ class FactExtractor {
   }
 
  private:
+  static const Symbols& symbols(const TSLanguage* l) {
+    static const Symbols s(l);
+    return s;
+  }
+
   static TSFieldId field(const TSLanguage* l, const char* name) {
     return ts_language_field_id_for_name(l, name, static_cast<uint32_t>(std::strlen(name)));
   }
@@ -84,11 +217,11 @@ class FactExtractor {
 
   /// Appends the segments of `a.b.c` rooted at an identifier; false for any other shape.
   bool chainSegments(TSNode n, std::vector<std::string_view>& out) const {
-    if (is(n, "identifier")) {
+    if (is(n, sym_.identifier)) {
       out.push_back(text(n));
       return true;
     }
-    if (is(n, "attribute")) {
+    if (is(n, sym_.attribute)) {
       TSNode obj = child(n, f_object_);
       TSNode attr = child(n, f_attribute_);
       if (ts_node_is_null(obj) || ts_node_is_null(attr) || !chainSegments(obj, out)) return false;
@@ -117,28 +250,28 @@ class FactExtractor {
       return;
     }
     stack_.push_back(n);
-    const char* type = ts_node_type(n);
+    const TSSymbol type = ts_node_symbol(n);
     bool descend = true;
-    if (std::strcmp(type, "ERROR") == 0 || ts_node_is_missing(n)) {
+    if (type == sym_.error || ts_node_is_missing(n)) {
       if (m_.first_error_line_ == 0) m_.first_error_line_ = ts_node_start_point(n).row + 1;
     }
-    if (std::strcmp(type, "import_statement") == 0 ||
-        std::strcmp(type, "import_from_statement") == 0) {
+    if (type == sym_.import_statement ||
+        type == sym_.import_from_statement) {
       onImport(n);
       descend = false;
-    } else if (std::strcmp(type, "future_import_statement") == 0 ||
-               std::strcmp(type, "comment") == 0) {
+    } else if (type == sym_.future_import_statement ||
+               type == sym_.comment) {
       descend = false;
-    } else if (std::strcmp(type, "call") == 0) {
+    } else if (type == sym_.call) {
       onCall(n);
-    } else if (std::strcmp(type, "attribute") == 0 || std::strcmp(type, "identifier") == 0) {
+    } else if (type == sym_.attribute || type == sym_.identifier) {
       onChainCandidate(n);
-    } else if (std::strcmp(type, "string") == 0) {
-      if (!is(parentAt(0), "concatenated_string")) onString(n);
-    } else if (std::strcmp(type, "concatenated_string") == 0) {
+    } else if (type == sym_.string) {
+      if (!is(parentAt(0), sym_.concatenated_string)) onString(n);
+    } else if (type == sym_.concatenated_string) {
       onString(n);
-    } else if (std::strcmp(type, "function_definition") == 0 ||
-               std::strcmp(type, "class_definition") == 0) {
+    } else if (type == sym_.function_definition ||
+               type == sym_.class_definition) {
       onDefinition(n);
     }
     if (descend) {
@@ -152,16 +285,16 @@ class FactExtractor {
   // ---- imports ------------------------------------------------------------------------------
 
   void onImport(TSNode n) {
-    const bool from = is(n, "import_from_statement");
+    const bool from = is(n, sym_.import_from_statement);
     std::string base;
     int level = 0;
     if (from) {
       TSNode mod = child(n, f_module_name_);
-      if (is(mod, "relative_import")) {
+      if (is(mod, sym_.relative_import)) {
         for (uint32_t i = 0; i < ts_node_named_child_count(mod); ++i) {
           TSNode c = ts_node_named_child(mod, i);
-          if (is(c, "import_prefix")) level = static_cast<int>(text(c).size());
-          if (is(c, "dotted_name")) base = compact(text(c));
+          if (is(c, sym_.import_prefix)) level = static_cast<int>(text(c).size());
+          if (is(c, sym_.dotted_name)) base = compact(text(c));
         }
       } else {
         base = compact(text(mod));
@@ -175,7 +308,7 @@ class FactExtractor {
       sdk::ImportFact f;
       f.level = level;
       f.range = range(n);
-      if (is(c, "wildcard_import")) {
+      if (is(c, sym_.wildcard_import)) {
         f.module = base;
         f.star = true;
         f.target = absolute_base;
@@ -183,11 +316,11 @@ class FactExtractor {
         continue;
       }
       TSNode name_node = c;
-      if (is(c, "aliased_import")) {
+      if (is(c, sym_.aliased_import)) {
         name_node = child(c, f_name_);
         f.alias = std::string(text(child(c, f_alias_)));
       }
-      if (!is(name_node, "dotted_name")) continue;
+      if (!is(name_node, sym_.dotted_name)) continue;
       const std::string name = compact(text(name_node));
       if (from) {
         f.module = base;
@@ -237,29 +370,29 @@ class FactExtractor {
   bool identifierIsExpression(TSNode n) const {
     TSNode p = parentAt(0);
     if (ts_node_is_null(p)) return false;
-    const char* pt = ts_node_type(p);
-    if (std::strcmp(pt, "attribute") == 0) return ts_node_eq(child(p, f_object_), n);
-    if (std::strcmp(pt, "keyword_argument") == 0) return !ts_node_eq(child(p, f_name_), n);
-    if (std::strcmp(pt, "function_definition") == 0 || std::strcmp(pt, "class_definition") == 0)
+    const TSSymbol pt = ts_node_symbol(p);
+    if (pt == sym_.attribute) return ts_node_eq(child(p, f_object_), n);
+    if (pt == sym_.keyword_argument) return !ts_node_eq(child(p, f_name_), n);
+    if (pt == sym_.function_definition || pt == sym_.class_definition)
       return false;
-    if (std::strcmp(pt, "parameters") == 0 || std::strcmp(pt, "lambda_parameters") == 0 ||
-        std::strcmp(pt, "typed_parameter") == 0 || std::strcmp(pt, "list_splat_pattern") == 0 ||
-        std::strcmp(pt, "dictionary_splat_pattern") == 0 ||
-        std::strcmp(pt, "global_statement") == 0 || std::strcmp(pt, "nonlocal_statement") == 0)
+    if (pt == sym_.parameters || pt == sym_.lambda_parameters ||
+        pt == sym_.typed_parameter || pt == sym_.list_splat_pattern ||
+        pt == sym_.dictionary_splat_pattern ||
+        pt == sym_.global_statement || pt == sym_.nonlocal_statement)
       return false;
-    if (std::strcmp(pt, "default_parameter") == 0 ||
-        std::strcmp(pt, "typed_default_parameter") == 0)
+    if (pt == sym_.default_parameter ||
+        pt == sym_.typed_default_parameter)
       return !ts_node_eq(child(p, f_name_), n);
     return true;
   }
 
   void onChainCandidate(TSNode n) {
-    if (is(n, "identifier") && !identifierIsExpression(n)) return;
+    if (is(n, sym_.identifier) && !identifierIsExpression(n)) return;
     TSNode p = parentAt(0);
-    if (is(n, "identifier")) recordNameUse(n, p);
+    if (is(n, sym_.identifier)) recordNameUse(n, p);
     // Only maximal chains: not the object of an enclosing attribute.
-    if (is(p, "attribute") && ts_node_eq(child(p, f_object_), n)) return;
-    if (is(n, "attribute")) {
+    if (is(p, sym_.attribute) && ts_node_eq(child(p, f_object_), n)) return;
+    if (is(n, sym_.attribute)) {
       // attribute of a non-chain receiver (call result, subscript, …): an attribute fact only.
       std::vector<std::string_view> segs;
       if (!chainSegments(n, segs)) {
@@ -272,32 +405,32 @@ class FactExtractor {
     PendingRef ref;
     ref.fact.written = std::move(written);
     ref.fact.range = range(n);
-    if (is(p, "decorator")) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
-    if (is(p, "argument_list") && is(parentAt(1), "class_definition"))
+    if (is(p, sym_.decorator)) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
+    if (is(p, sym_.argument_list) && is(parentAt(1), sym_.class_definition))
       ref.fact.role = sdk::ReferenceFact::Role::BaseClass;
     if (isCallee(n)) {
       ref.fact.call = static_cast<int>(m_.calls_.size()) - 1;
-      if (is(parentAt(1), "decorator")) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
-    } else if (is(n, "attribute")) {
+      if (is(parentAt(1), sym_.decorator)) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
+    } else if (is(n, sym_.attribute)) {
       ref.attribute_node = true;
     }
     pending_refs_.push_back(std::move(ref));
   }
 
   /// `x is None`, `x != None`: a guard, not a use of the value.
-  static bool comparesWithNone(TSNode cmp) {
+  bool comparesWithNone(TSNode cmp) const {
     for (uint32_t i = 0; i < ts_node_named_child_count(cmp); ++i)
-      if (is(ts_node_named_child(cmp, i), "none")) return true;
+      if (is(ts_node_named_child(cmp, i), sym_.none_)) return true;
     return false;
   }
 
   void recordNameUse(TSNode n, TSNode p) {
     sdk::ResultUse use = sdk::ResultUse::None;
-    if (is(p, "subscript") && ts_node_eq(child(p, f_value_), n)) use = sdk::ResultUse::Subscript;
-    else if (is(p, "comparison_operator") && !comparesWithNone(p)) use = sdk::ResultUse::Compare;
-    else if (is(p, "assignment") && !ts_node_eq(child(p, f_left_), n)) {
+    if (is(p, sym_.subscript) && ts_node_eq(child(p, f_value_), n)) use = sdk::ResultUse::Subscript;
+    else if (is(p, sym_.comparison_operator) && !comparesWithNone(p)) use = sdk::ResultUse::Compare;
+    else if (is(p, sym_.assignment) && !ts_node_eq(child(p, f_left_), n)) {
       TSNode left = child(p, f_left_);
-      if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern"))
+      if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern))
         use = sdk::ResultUse::TupleUnpack;
     }
     if (use != sdk::ResultUse::None) m_.name_uses_.push_back({std::string(text(n)), use, range(n)});
@@ -305,7 +438,7 @@ class FactExtractor {
 
   bool isCallee(TSNode n) const {
     TSNode p = parentAt(0);
-    return is(p, "call") && ts_node_eq(child(p, f_function_), n);
+    return is(p, sym_.call) && ts_node_eq(child(p, f_function_), n);
   }
 
   void addAttribute(TSNode n, std::string receiver) {
@@ -325,23 +458,23 @@ class FactExtractor {
     TSNode fn = child(n, f_function_);
     c.callee_written = chainText(fn);
     c.name_range = range(fn);
-    if (is(fn, "attribute")) {
+    if (is(fn, sym_.attribute)) {
       TSNode attr = child(fn, f_attribute_);
       c.method = std::string(text(attr));
       c.name_range = range(attr);
     }
     TSNode args = child(n, f_arguments_);
-    if (is(args, "argument_list")) {
+    if (is(args, sym_.argument_list)) {
       int index = 0;
       for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
         TSNode a = ts_node_named_child(args, i);
-        if (is(a, "comment")) continue;
+        if (is(a, sym_.comment)) continue;
         sdk::ArgumentFact af;
         TSNode value = a;
-        if (is(a, "keyword_argument")) {
+        if (is(a, sym_.keyword_argument)) {
           af.keyword = std::string(text(child(a, f_name_)));
           value = child(a, f_value_);
-        } else if (is(a, "list_splat") || is(a, "dictionary_splat")) {
+        } else if (is(a, sym_.list_splat) || is(a, sym_.dictionary_splat)) {
           continue;
         } else {
           af.index = index++;
@@ -357,19 +490,19 @@ class FactExtractor {
   }
 
   void classifyValue(TSNode v, sdk::ArgumentFact& af) const {
-    const char* t = ts_node_type(v);
-    if (std::strcmp(t, "string") == 0 || std::strcmp(t, "concatenated_string") == 0) {
+    const TSSymbol t = ts_node_symbol(v);
+    if (t == sym_.string || t == sym_.concatenated_string) {
       af.kind = sdk::ValueKind::String;
       af.text = stringValue(v, af.fstring);
-    } else if (std::strcmp(t, "integer") == 0) {
+    } else if (t == sym_.integer) {
       af.kind = sdk::ValueKind::Int;
-    } else if (std::strcmp(t, "float") == 0) {
+    } else if (t == sym_.float_) {
       af.kind = sdk::ValueKind::Float;
-    } else if (std::strcmp(t, "true") == 0 || std::strcmp(t, "false") == 0) {
+    } else if (t == sym_.true_ || t == sym_.false_) {
       af.kind = sdk::ValueKind::Bool;
-    } else if (std::strcmp(t, "none") == 0) {
+    } else if (t == sym_.none_) {
       af.kind = sdk::ValueKind::None;
-    } else if (std::strcmp(t, "identifier") == 0 || std::strcmp(t, "attribute") == 0) {
+    } else if (t == sym_.identifier || t == sym_.attribute) {
       af.kind = sdk::ValueKind::Name;
     }
     if (af.kind != sdk::ValueKind::String) af.text = std::string(text(v));
@@ -378,20 +511,20 @@ class FactExtractor {
   void classifyResultUse(TSNode call, sdk::CallFact& c) const {
     TSNode p = parentAt(0);
     std::size_t up = 0;
-    while (is(p, "parenthesized_expression")) p = parentAt(++up);
+    while (is(p, sym_.parenthesized_expression)) p = parentAt(++up);
     if (ts_node_is_null(p)) return;
-    if (is(p, "attribute")) {
+    if (is(p, sym_.attribute)) {
       c.result_use = sdk::ResultUse::Attribute;
       c.result_attribute = std::string(text(child(p, f_attribute_)));
-    } else if (is(p, "subscript") && ts_node_eq(child(p, f_value_), call)) {
+    } else if (is(p, sym_.subscript) && ts_node_eq(child(p, f_value_), call)) {
       c.result_use = sdk::ResultUse::Subscript;
-    } else if (is(p, "comparison_operator") && !comparesWithNone(p)) {
+    } else if (is(p, sym_.comparison_operator) && !comparesWithNone(p)) {
       c.result_use = sdk::ResultUse::Compare;
-    } else if (is(p, "assignment")) {
+    } else if (is(p, sym_.assignment)) {
       TSNode left = child(p, f_left_);
-      if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern"))
+      if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern))
         c.result_use = sdk::ResultUse::TupleUnpack;
-      else if (is(left, "identifier"))
+      else if (is(left, sym_.identifier))
         c.assigned_to = std::string(text(left));
     }
   }
@@ -405,17 +538,17 @@ class FactExtractor {
     auto one = [&](TSNode s) {
       for (uint32_t i = 0; i < ts_node_child_count(s); ++i) {
         TSNode c = ts_node_child(s, i);
-        if (is(c, "string_start")) {
+        if (is(c, sym_.string_start)) {
           for (char ch : text(c))
             if (ch == 'f' || ch == 'F') fstring = true;
-        } else if (is(c, "string_content")) {
+        } else if (is(c, sym_.string_content)) {
           out += text(c);
-        } else if (is(c, "interpolation")) {
+        } else if (is(c, sym_.interpolation)) {
           out += "{}";
         }
       }
     };
-    if (is(n, "concatenated_string")) {
+    if (is(n, sym_.concatenated_string)) {
       for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) one(ts_node_named_child(n, i));
     } else {
       one(n);
@@ -433,9 +566,9 @@ class FactExtractor {
     TSNode p = parentAt(0);
     bool wrapped = false;
     while (!ts_node_is_null(p) &&
-           (is(p, "parenthesized_expression") || is(p, "conditional_expression") ||
-            is(p, "boolean_operator") || is(p, "tuple") || is(p, "list") || is(p, "set") ||
-            is(p, "binary_operator") || is(p, "expression_list"))) {
+           (is(p, sym_.parenthesized_expression) || is(p, sym_.conditional_expression) ||
+            is(p, sym_.boolean_operator) || is(p, sym_.tuple) || is(p, sym_.list) || is(p, sym_.set) ||
+            is(p, sym_.binary_operator) || is(p, sym_.expression_list))) {
       wrapped = true;
       cur = p;
       p = parentAt(++up);
@@ -444,53 +577,53 @@ class FactExtractor {
       m_.strings_.push_back(std::move(s));
       return;
     }
-    const char* pt = ts_node_type(p);
-    if (std::strcmp(pt, "expression_statement") == 0 && !wrapped) {
+    const TSSymbol pt = ts_node_symbol(p);
+    if (pt == sym_.expression_statement && !wrapped) {
       s.context = StringContext::Docstring;
-    } else if (std::strcmp(pt, "keyword_argument") == 0) {
+    } else if (pt == sym_.keyword_argument) {
       s.name = std::string(text(child(p, f_name_)));
       TSNode call = parentAt(up + 2);
       s.context = StringContext::KeywordArg;
-      if (is(call, "call")) describeCall(call, up + 2, s);
+      if (is(call, sym_.call)) describeCall(call, up + 2, s);
       if (isMessageKeyword(s.name)) s.context = StringContext::Message;
-    } else if (std::strcmp(pt, "argument_list") == 0) {
+    } else if (pt == sym_.argument_list) {
       TSNode call = parentAt(up + 1);
-      if (is(call, "call")) {
+      if (is(call, sym_.call)) {
         s.context = StringContext::PositionalArg;
         int index = 0;
         for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
           TSNode a = ts_node_named_child(p, i);
           if (ts_node_eq(a, cur)) break;
-          if (!is(a, "keyword_argument") && !is(a, "comment")) ++index;
+          if (!is(a, sym_.keyword_argument) && !is(a, sym_.comment)) ++index;
         }
         s.arg_index = index;
         describeCall(call, up + 1, s);
       }
-    } else if (std::strcmp(pt, "comparison_operator") == 0) {
+    } else if (pt == sym_.comparison_operator) {
       s.context = StringContext::Compare;
-    } else if (std::strcmp(pt, "assignment") == 0) {
+    } else if (pt == sym_.assignment) {
       if (!ts_node_eq(child(p, f_left_), cur)) {
         s.context = StringContext::Assignment;
         s.name = compact(text(child(p, f_left_)));
       }
-    } else if (std::strcmp(pt, "default_parameter") == 0 ||
-               std::strcmp(pt, "typed_default_parameter") == 0) {
+    } else if (pt == sym_.default_parameter ||
+               pt == sym_.typed_default_parameter) {
       s.context = StringContext::Assignment;
       s.name = std::string(text(child(p, f_name_)));
-    } else if (std::strcmp(pt, "pair") == 0) {
+    } else if (pt == sym_.pair) {
       TSNode key = child(p, f_key_);
-      if (!ts_node_eq(key, cur) && (is(key, "string"))) {
+      if (!ts_node_eq(key, cur) && (is(key, sym_.string))) {
         bool f = false;
         s.context = StringContext::Assignment;
         s.name = stringValue(key, f);
       }
-    } else if (std::strcmp(pt, "subscript") == 0) {
+    } else if (pt == sym_.subscript) {
       if (!ts_node_eq(child(p, f_value_), cur)) {
         s.context = StringContext::Subscript;
         s.callee = chainText(child(p, f_value_));
         pending_string_callees_.push_back(m_.strings_.size());
       }
-    } else if (std::strcmp(pt, "assert_statement") == 0 || std::strcmp(pt, "raise_statement") == 0) {
+    } else if (pt == sym_.assert_statement || pt == sym_.raise_statement) {
       s.context = StringContext::Message;
     }
     m_.strings_.push_back(std::move(s));
@@ -500,7 +633,7 @@ class FactExtractor {
   void describeCall(TSNode call, std::size_t call_up, sdk::StringFact& s) {
     TSNode fn = child(call, f_function_);
     s.callee = chainText(fn);
-    if (is(fn, "attribute")) {
+    if (is(fn, sym_.attribute)) {
       s.method = std::string(text(child(fn, f_attribute_)));
       s.method_on_value = true;  // refined in resolve() once the bindings are known
     }
@@ -508,7 +641,7 @@ class FactExtractor {
       if (isMessageCall(fn, s.method)) s.context = StringContext::Message;
       // A call inside `raise` builds an exception: its strings are messages.
       TSNode above = parentAt(call_up + 1);
-      if (is(above, "raise_statement")) s.context = StringContext::Message;
+      if (is(above, sym_.raise_statement)) s.context = StringContext::Message;
     }
     pending_string_callees_.push_back(m_.strings_.size());
   }
@@ -530,20 +663,20 @@ class FactExtractor {
 
   void onDefinition(TSNode n) {
     sdk::DefinitionFact d;
-    d.kind = is(n, "class_definition") ? sdk::DefinitionFact::Kind::Class
+    d.kind = is(n, sym_.class_definition) ? sdk::DefinitionFact::Kind::Class
                                        : sdk::DefinitionFact::Kind::Function;
     d.name = std::string(text(child(n, f_name_)));
     d.qualified_name = scopePrefix() + d.name;
     d.range = range(n);
     TSNode p = parentAt(0);
-    TSNode holder = is(p, "decorated_definition") ? p : n;
-    d.top_level = is(ts_node_parent(holder), "module");
-    if (is(p, "decorated_definition")) {
+    TSNode holder = is(p, sym_.decorated_definition) ? p : n;
+    d.top_level = is(ts_node_parent(holder), sym_.module);
+    if (is(p, sym_.decorated_definition)) {
       for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
         TSNode c = ts_node_named_child(p, i);
-        if (!is(c, "decorator") || ts_node_named_child_count(c) == 0) continue;
+        if (!is(c, sym_.decorator) || ts_node_named_child_count(c) == 0) continue;
         TSNode e = ts_node_named_child(c, 0);
-        if (is(e, "call")) e = child(e, f_function_);
+        if (is(e, sym_.call)) e = child(e, f_function_);
         std::string w = chainText(e);
         d.decorators.push_back(w.empty() ? compact(text(e)) : w);
       }
@@ -552,7 +685,7 @@ class FactExtractor {
     if (!ts_node_is_null(supers)) {
       for (uint32_t i = 0; i < ts_node_named_child_count(supers); ++i) {
         TSNode b = ts_node_named_child(supers, i);
-        if (is(b, "keyword_argument") || is(b, "comment")) continue;
+        if (is(b, sym_.keyword_argument) || is(b, sym_.comment)) continue;
         std::string w = chainText(b);
         d.bases.push_back(w.empty() ? compact(text(b)) : w);
       }
@@ -560,8 +693,8 @@ class FactExtractor {
     TSNode body = child(n, f_body_);
     if (!ts_node_is_null(body) && ts_node_named_child_count(body) > 0) {
       TSNode first = ts_node_named_child(body, 0);
-      if (is(first, "expression_statement") && ts_node_named_child_count(first) == 1 &&
-          is(ts_node_named_child(first, 0), "string")) {
+      if (is(first, sym_.expression_statement) && ts_node_named_child_count(first) == 1 &&
+          is(ts_node_named_child(first, 0), sym_.string)) {
         bool f = false;
         d.docstring_summary = firstLine(stringValue(ts_node_named_child(first, 0), f));
       }
@@ -670,6 +803,7 @@ class FactExtractor {
   PythonModule& m_;
   const std::string& src_;
   LineIndex lines_;
+  const Symbols& sym_;
   std::vector<TSNode> stack_;
   std::vector<Scope> scopes_;
   std::vector<PendingRef> pending_refs_;
