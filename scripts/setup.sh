@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_packages=(
-  cmake g++ ninja-build pkg-config git ca-certificates
+  cmake g++ ninja-build pkg-config git ca-certificates clang-format
   libboost1.81-dev libboost-filesystem1.81-dev
   libgit2-dev libyaml-cpp-dev libtree-sitter-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev libkainjow-mustache-dev libcli11-dev

@@ -1,7 +1,7 @@
 // migrate-pipeline: the command line. Argument handling only; the work is in the engine.
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <iostream>
@@ -87,7 +87,8 @@ int listPlugins(const std::string& dir_flag) {
     std::cout << "  " << p.info.name << " " << p.info.version << "  domain=" << p.info.domain
               << "  rules=" << p.rules->rules().size() << "  " << p.info.description << "\n";
     for (const auto& o : p.info.options)
-      std::cout << "      option " << o.name << " (default " << o.default_value << "): " << o.description << "\n";
+      std::cout << "      option " << o.name << " (default " << o.default_value << "): " << o.description
+                << "\n";
   }
   if (catalog->plugins.empty()) std::cout << "  (none)\n";
   for (const auto& r : catalog->refused) std::cerr << "warning: refused " << r << "\n";
@@ -106,8 +107,8 @@ int configDump(const std::string& file, const OverrideFlags& flags) {
     for (auto& sel : spec->plugins) {
       const LoadedPlugin* p = catalog->find(sel.name);
       if (!p) {
-        std::cerr << "error: " << sel.location << ": plugin '" << sel.name << "' is not in "
-                  << dir.string() << "\n";
+        std::cerr << "error: " << sel.location << ": plugin '" << sel.name << "' is not in " << dir.string()
+                  << "\n";
         return kExitPlugins;
       }
       auto opts = resolveOptions(sel, p->info);

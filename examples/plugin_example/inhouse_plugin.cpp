@@ -12,7 +12,10 @@ using namespace migrate::sdk;
 class InhousePlugin final : public Plugin {
  public:
   PluginInfo info() const override {
-    return {"inhouse", "1.0.0", "inhouse", "acme_cuda helper library (example out-of-tree plugin)",
+    return {"inhouse",
+            "1.0.0",
+            "inhouse",
+            "acme_cuda helper library (example out-of-tree plugin)",
             {{"report_missing_torch_npu", OptionSpec::Type::Bool, "true",
               "flag files that use acme_cuda without importing torch_npu"}}};
   }

@@ -11,19 +11,21 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "rules/cuda_api.yaml",           // DEV-001..015
-    "rules/device_placement.yaml",   // DEV-016..022
-    "rules/device_strings.yaml",     // DEV-023..026
-    "rules/backends.yaml",           // DEV-027..032
-    "rules/graphs_compile.yaml",     // DEV-033..036
-    "rules/environment.yaml",        // DEV-037..040
-    "rules/monitoring.yaml",          // DEV-040..046
+    "rules/cuda_api.yaml",          // DEV-001..015
+    "rules/device_placement.yaml",  // DEV-016..022
+    "rules/device_strings.yaml",    // DEV-023..026
+    "rules/backends.yaml",          // DEV-027..032
+    "rules/graphs_compile.yaml",    // DEV-033..036
+    "rules/environment.yaml",       // DEV-037..040
+    "rules/monitoring.yaml",        // DEV-040..046
 };
 
 class DevicePlugin final : public Plugin {
  public:
   PluginInfo info() const override {
-    return {"device", "0.1.0", "device",
+    return {"device",
+            "0.1.0",
+            "device",
             "torch.cuda APIs, device strings and placement, backend flags, graphs, compile, NVML",
             {}};
   }

@@ -17,10 +17,16 @@ using test::run;
 using test::TempDir;
 using test::writeFile;
 
-std::string cli() { return quote(test::cli().string()); }
-std::string fullPipeline() { return quote((test::sourceDir() / "pipelines" / "full.yaml").string()); }
+std::string cli() {
+  return quote(test::cli().string());
+}
+std::string fullPipeline() {
+  return quote((test::sourceDir() / "pipelines" / "full.yaml").string());
+}
 
-json readJson(const std::filesystem::path& p) { return json::parse(test::readFile(p)); }
+json readJson(const std::filesystem::path& p) {
+  return json::parse(test::readFile(p));
+}
 
 std::size_t countRule(const json& doc, const std::string& id) {
   std::size_t n = 0;
@@ -52,7 +58,8 @@ TEST(Cli, RunsTheBundledExampleDeterministically) {
   TempDir out;
   auto r1 = run(cli() + " run " + fullPipeline() + " --output " + quote((out / "a").string()));
   ASSERT_EQ(r1.exit_code, 0) << r1.output;
-  EXPECT_NE(r1.output.find("analyze: 15/15 (100%)"), std::string::npos) << "plain progress lines when not a terminal";
+  EXPECT_NE(r1.output.find("analyze: 15/15 (100%)"), std::string::npos)
+      << "plain progress lines when not a terminal";
   EXPECT_NE(r1.output.find("stage plan: not available"), std::string::npos);
   auto r2 = run(cli() + " run " + fullPipeline() + " --jobs 1 --output " + quote((out / "b").string()));
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
@@ -63,9 +70,11 @@ TEST(Cli, RunsTheBundledExampleDeterministically) {
   EXPECT_TRUE(std::filesystem::exists(out / "a" / "run.log"));
   // Every stage is accounted for.
   std::vector<std::string> statuses;
-  for (const auto& s : a["run"]["stages"]) statuses.push_back(s["name"].get<std::string>() + ":" + s["status"].get<std::string>());
-  EXPECT_EQ(statuses, (std::vector<std::string>{"analyze:completed", "plan:not_available", "emit:not_available",
-                                                "verify:not_available", "report:not_available"}));
+  for (const auto& s : a["run"]["stages"])
+    statuses.push_back(s["name"].get<std::string>() + ":" + s["status"].get<std::string>());
+  EXPECT_EQ(statuses,
+            (std::vector<std::string>{"analyze:completed", "plan:not_available", "emit:not_available",
+                                      "verify:not_available", "report:not_available"}));
   // Accuracy on the example: prose and the project's own look-alikes are not findings.
   for (const auto& f : a["findings"]) {
     EXPECT_GE(f["line"].get<int>(), 1);
@@ -106,8 +115,8 @@ TEST(Cli, BadInputIsDiagnosedAndTheRestAnalysed) {
   writeFile(outside / "x.py", "import torch\ntorch.cuda.synchronize()\n");
   std::filesystem::create_symlink(outside / "x.py", repo / "link.py");
   TempDir out;
-  auto r = run(cli() + " run " + fullPipeline() + " --source " + quote(repo.path().string()) +
-               " --output " + quote(out.path().string()));
+  auto r = run(cli() + " run " + fullPipeline() + " --source " + quote(repo.path().string()) + " --output " +
+               quote(out.path().string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   json doc = readJson(out / "findings.json");
   EXPECT_TRUE(hasDiagnostic(doc, "parse-error", "broken.py"));
@@ -136,7 +145,8 @@ TEST(Cli, PipelineErrorsExitWithUsageCode) {
   EXPECT_EQ(s.exit_code, 2);
   EXPECT_NE(s.output.find("--set jobs=x"), std::string::npos) << s.output;
   writeFile(dir / "opt.yaml", "version: 1\nsource: {path: .}\nplugins: {device: {options: {x: 1}}}\n");
-  auto o = run(cli() + " run " + quote((dir / "opt.yaml").string()) + " --output " + quote((dir / "o").string()));
+  auto o =
+      run(cli() + " run " + quote((dir / "opt.yaml").string()) + " --output " + quote((dir / "o").string()));
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.output.find("opt.yaml:3:30: plugin device has no option 'x'"), std::string::npos) << o.output;
 }
@@ -146,7 +156,8 @@ TEST(Cli, PluginProblemsExitWithPluginCode) {
   auto dir = run(cli() + " run " + fullPipeline() + " --plugin-dir /nonexistent/plugins --output " +
                  quote(out.path().string()));
   EXPECT_EQ(dir.exit_code, 4);
-  EXPECT_NE(dir.output.find("plugin directory /nonexistent/plugins does not exist"), std::string::npos) << dir.output;
+  EXPECT_NE(dir.output.find("plugin directory /nonexistent/plugins does not exist"), std::string::npos)
+      << dir.output;
   auto missing = run(cli() + " run " + fullPipeline() + " --set plugins.nosuch={} --output " +
                      quote(out.path().string()));
   EXPECT_EQ(missing.exit_code, 4);
@@ -176,7 +187,8 @@ TEST(Cli, AThrowingPluginBecomesADiagnosticAndTheRunGoesOn) {
 
 TEST(Cli, ClonesAGitUrlAtARefAndRecordsTheCommit) {
   TempDir upstream;
-  const std::string g = "git -C " + quote(upstream.path().string()) + " -c user.name=t -c user.email=t@example.invalid ";
+  const std::string g =
+      "git -C " + quote(upstream.path().string()) + " -c user.name=t -c user.email=t@example.invalid ";
   ASSERT_EQ(run("git init -q -b main " + quote(upstream.path().string())).exit_code, 0);
   writeFile(upstream / "train.py", "import torch\nmodel.cuda()\n");
   ASSERT_EQ(run(g + "add -A && " + g + "commit -qm one && " + g + "tag v1").exit_code, 0);

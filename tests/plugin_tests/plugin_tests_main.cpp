@@ -47,12 +47,14 @@ std::vector<sdk::Finding> analyze(const LoadedPlugin& p, const std::string& code
 
 std::vector<sdk::Finding> ofRule(const std::vector<sdk::Finding>& all, const std::string& id) {
   std::vector<sdk::Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out), [&](const auto& f) { return f.rule_id == id; });
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+               [&](const auto& f) { return f.rule_id == id; });
   return out;
 }
 
 std::string applyEdits(std::string code, std::vector<sdk::Edit> edits) {
-  std::sort(edits.begin(), edits.end(), [](const auto& a, const auto& b) { return a.start_byte > b.start_byte; });
+  std::sort(edits.begin(), edits.end(),
+            [](const auto& a, const auto& b) { return a.start_byte > b.start_byte; });
   for (const auto& e : edits) code.replace(e.start_byte, e.end_byte - e.start_byte, e.replacement);
   return code;
 }
@@ -65,7 +67,8 @@ class SnippetTest : public testing::Test {
     EXPECT_FALSE(r.invalid.empty()) << r.id << " (" << r.source << ") has no invalid snippet";
     EXPECT_FALSE(r.valid.empty()) << r.id << " (" << r.source << ") has no valid snippet";
     for (const auto& s : r.invalid) {
-      SCOPED_TRACE(r.source + ": invalid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" + s.code);
+      SCOPED_TRACE(r.source + ": invalid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" +
+                   s.code);
       const auto found = ofRule(analyze(*plugin_, s.code), r.id);
       if (s.count) {
         EXPECT_EQ(found.size(), static_cast<std::size_t>(*s.count));
@@ -159,33 +162,33 @@ void registerFixtureTests(const LoadedPlugin& p, const fs::path& source_dir) {
   std::sort(cases.begin(), cases.end());
   for (const auto& dir : cases) {
     const std::string name = testName(p.info.name + "_" + dir.filename().string());
-    testing::RegisterTest("Fixtures", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                          [&p, dir]() -> testing::Test* {
-                            struct T : testing::Test {
-                              const LoadedPlugin* p;
-                              fs::path dir;
-                              void TestBody() override {
-                                const fs::path input = dir / "input";
-                                std::vector<sdk::Diagnostic> diags;
-                                Workspace ws = buildInventory(input, {}, diags);
-                                MigrationModel model;
-                                auto progress = makeProgress(false, [](const std::string&) {});
-                                analyzeWorkspace(ws, {{p}}, 2, *progress, model);
-                                std::multiset<std::string> actual;
-                                for (const auto& f : model.findings)
-                                  actual.insert(f.file + ":" + std::to_string(f.range.line) + " " + f.rule_id);
-                                const auto expected = readExpected(dir / "expected.txt");
-                                for (const auto& e : expected)
-                                  if (!actual.count(e)) ADD_FAILURE() << "missed: " << e;
-                                for (const auto& a : actual)
-                                  if (!expected.count(a)) ADD_FAILURE() << "unexpected: " << a;
-                              }
-                            };
-                            auto* t = new T;
-                            t->p = &p;
-                            t->dir = dir;
-                            return t;
-                          });
+    testing::RegisterTest(
+        "Fixtures", name.c_str(), nullptr, nullptr, __FILE__, __LINE__, [&p, dir]() -> testing::Test* {
+          struct T : testing::Test {
+            const LoadedPlugin* p;
+            fs::path dir;
+            void TestBody() override {
+              const fs::path input = dir / "input";
+              std::vector<sdk::Diagnostic> diags;
+              Workspace ws = buildInventory(input, {}, diags);
+              MigrationModel model;
+              auto progress = makeProgress(false, [](const std::string&) {});
+              analyzeWorkspace(ws, {{p}}, 2, *progress, model);
+              std::multiset<std::string> actual;
+              for (const auto& f : model.findings)
+                actual.insert(f.file + ":" + std::to_string(f.range.line) + " " + f.rule_id);
+              const auto expected = readExpected(dir / "expected.txt");
+              for (const auto& e : expected)
+                if (!actual.count(e)) ADD_FAILURE() << "missed: " << e;
+              for (const auto& a : actual)
+                if (!expected.count(a)) ADD_FAILURE() << "unexpected: " << a;
+            }
+          };
+          auto* t = new T;
+          t->p = &p;
+          t->dir = dir;
+          return t;
+        });
   }
 }
 

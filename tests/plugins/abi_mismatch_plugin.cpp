@@ -5,4 +5,6 @@ extern "C" MIGRATE_SDK_VISIBLE const MigratePluginHandshake* migrate_plugin_hand
   static const MigratePluginHandshake handshake{999, "gcc-1/libstdc++-old", "9.9.9"};
   return &handshake;
 }
-extern "C" MIGRATE_SDK_VISIBLE migrate::sdk::Plugin* migrate_plugin_create() { return nullptr; }
+extern "C" MIGRATE_SDK_VISIBLE migrate::sdk::Plugin* migrate_plugin_create() {
+  return nullptr;
+}

@@ -1,2 +1,4 @@
 // A shared library that is not a migrate-pipeline plugin: the host must refuse it.
-extern "C" __attribute__((visibility("default"))) int some_function() { return 42; }
+extern "C" __attribute__((visibility("default"))) int some_function() {
+  return 42;
+}

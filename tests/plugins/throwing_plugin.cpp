@@ -10,7 +10,10 @@ using namespace migrate::sdk;
 class ThrowingPlugin final : public Plugin {
  public:
   PluginInfo info() const override {
-    return {"throwing", "0.0.1", "testing", "fails on purpose",
+    return {"throwing",
+            "0.0.1",
+            "testing",
+            "fails on purpose",
             {{"fail_in_module", OptionSpec::Type::Bool, "true", "throw from analyzeModule"},
              {"limit", OptionSpec::Type::Int, "3", "an integer option"}}};
   }

@@ -1,14 +1,14 @@
 #pragma once
 // Helpers for tests: temporary directories, files, and real child processes.
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace migrate::test {
 
@@ -69,10 +69,20 @@ inline std::string quote(const std::string& s) {
   return out + "'";
 }
 
-inline fs::path sourceDir() { return MIGRATE_SOURCE_DIR; }
-inline fs::path binaryDir() { return MIGRATE_BINARY_DIR; }
-inline fs::path cli() { return binaryDir() / "bin" / "migrate-pipeline"; }
-inline fs::path pluginDir() { return binaryDir() / "plugins"; }
-inline fs::path testPluginDir() { return binaryDir() / "test_plugins"; }
+inline fs::path sourceDir() {
+  return MIGRATE_SOURCE_DIR;
+}
+inline fs::path binaryDir() {
+  return MIGRATE_BINARY_DIR;
+}
+inline fs::path cli() {
+  return binaryDir() / "bin" / "migrate-pipeline";
+}
+inline fs::path pluginDir() {
+  return binaryDir() / "plugins";
+}
+inline fs::path testPluginDir() {
+  return binaryDir() / "test_plugins";
+}
 
 }  // namespace migrate::test

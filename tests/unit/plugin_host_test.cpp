@@ -76,8 +76,9 @@ TEST(PluginOptions, ValidatedAgainstTheDeclaredOptions) {
   sel.options["limt"] = {false, "4", {}, "p.yaml:7:9"};
   auto unknown = resolveOptions(sel, p->info);
   ASSERT_FALSE(unknown.ok());
-  EXPECT_NE(unknown.error().message.find("p.yaml:7:9: plugin throwing has no option 'limt'; did you mean 'limit'?"),
-            std::string::npos)
+  EXPECT_NE(
+      unknown.error().message.find("p.yaml:7:9: plugin throwing has no option 'limt'; did you mean 'limit'?"),
+      std::string::npos)
       << unknown.error().message;
   sel.options.clear();
   sel.options["limit"] = {false, "four", {}, "p.yaml:7:9"};

@@ -81,8 +81,7 @@ TEST(PythonFacts, NothingInCommentsOrDocstringsIsAReference) {
       "    return 1\n");
   EXPECT_TRUE(resolved(*m).size() == 0u) << "only `import torch` and no uses";
   ASSERT_NE(stringWith(*m, "Calls torch.cuda.synchronize() a lot."), nullptr);
-  EXPECT_EQ(stringWith(*m, "Calls torch.cuda.synchronize() a lot.")->context,
-            sdk::StringContext::Docstring);
+  EXPECT_EQ(stringWith(*m, "Calls torch.cuda.synchronize() a lot.")->context, sdk::StringContext::Docstring);
 }
 
 TEST(PythonFacts, SelfMethodsAndLocalDefinitionsDoNotResolve) {
@@ -247,7 +246,7 @@ TEST(PythonFacts, NameUsesFollowVariables) {
   for (const auto& u : (*m)->nameUses())
     if (u.name == "cap") uses.push_back(u.use);
   EXPECT_EQ(uses, (std::vector<sdk::ResultUse>{sdk::ResultUse::Subscript, sdk::ResultUse::Compare,
-                                                sdk::ResultUse::TupleUnpack}));
+                                               sdk::ResultUse::TupleUnpack}));
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ std::string rule(const std::string& match, const std::string& extra = "") {
          "    confidence: high\n"
          "    difficulty: low\n"
          "    effort_days: 0.1\n"
-         "    match:\n" + match + extra;
+         "    match:\n" +
+         match + extra;
 }
 
 class Sink : public sdk::FindingSink {
@@ -62,19 +63,21 @@ TEST(RuleLoader, DuplicateIdsAreRefused) {
 }
 
 TEST(RuleSet, ExactBeatsPrefixAndPlaceholdersExpand) {
-  auto rules = loadRules(
-      std::string(kHeader) +
-          "  - id: EXACT\n    message: \"{api} -> {npu}{note}\"\n    npu_alternative: \"{npu}\"\n"
-          "    confidence: high\n    difficulty: low\n    effort_days: 0.1\n"
-          "    match:\n      api:\n        - {name: torch.cuda.synchronize, npu: torch.npu.synchronize, note: \"(same)\"}\n"
-          "    fix: {replace_api: true}\n"
-          "  - id: PREFIX\n    message: \"{api} unknown\"\n"
-          "    confidence: low\n    difficulty: low\n    effort_days: 0.1\n"
-          "    match:\n      api: [torch.cuda.*]\n",
-      "f", "device");
+  auto rules =
+      loadRules(std::string(kHeader) +
+                    "  - id: EXACT\n    message: \"{api} -> {npu}{note}\"\n    npu_alternative: \"{npu}\"\n"
+                    "    confidence: high\n    difficulty: low\n    effort_days: 0.1\n"
+                    "    match:\n      api:\n        - {name: torch.cuda.synchronize, npu: "
+                    "torch.npu.synchronize, note: \"(same)\"}\n"
+                    "    fix: {replace_api: true}\n"
+                    "  - id: PREFIX\n    message: \"{api} unknown\"\n"
+                    "    confidence: low\n    difficulty: low\n    effort_days: 0.1\n"
+                    "    match:\n      api: [torch.cuda.*]\n",
+                "f", "device");
   ASSERT_TRUE(rules.ok()) << rules.error().message;
   RuleSet set(std::move(rules.value()));
-  auto m = parse::parsePython("a.py", "import torch\ntorch.cuda.synchronize()\ntorch.cuda.nvtx.range_push('x')\n");
+  auto m =
+      parse::parsePython("a.py", "import torch\ntorch.cuda.synchronize()\ntorch.cuda.nvtx.range_push('x')\n");
   ASSERT_TRUE(m.ok());
   Sink sink;
   set.match(**m, sink);
@@ -90,9 +93,10 @@ TEST(RuleSet, ExactBeatsPrefixAndPlaceholdersExpand) {
 }
 
 TEST(RuleSet, AliasedUsesMatchButAreNotAutoFixed) {
-  auto rules = loadRules(rule("      api:\n        - {name: torch.cuda.synchronize, npu: torch.npu.synchronize}\n",
-                              "    fix: {replace_api: true}\n"),
-                         "f", "device");
+  auto rules =
+      loadRules(rule("      api:\n        - {name: torch.cuda.synchronize, npu: torch.npu.synchronize}\n",
+                     "    fix: {replace_api: true}\n"),
+                "f", "device");
   ASSERT_TRUE(rules.ok()) << rules.error().message;
   RuleSet set(std::move(rules.value()));
   auto m = parse::parsePython("a.py", "import torch.cuda as tc\ntc.synchronize()\n");

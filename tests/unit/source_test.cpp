@@ -19,15 +19,17 @@ struct Upstream {
   std::string first;
   std::string second;
   Upstream() {
-    const std::string g = "git -C " + quote(dir.path().string()) +
-                          " -c user.name=t -c user.email=t@example.invalid ";
+    const std::string g =
+        "git -C " + quote(dir.path().string()) + " -c user.name=t -c user.email=t@example.invalid ";
     EXPECT_EQ(run("git init -q -b main " + quote(dir.path().string())).exit_code, 0);
     writeFile(dir / "train.py", "import torch\ntorch.cuda.synchronize()\n");
     EXPECT_EQ(run(g + "add -A && " + g + "commit -qm one && " + g + "tag v1").exit_code, 0);
     first = rev("HEAD");
     writeFile(dir / "second.py", "x = 2\n");
-    EXPECT_EQ(run(g + "checkout -qb feature && " + g + "add -A && " + g + "commit -qm two && " +
-                  g + "checkout -q main").exit_code, 0);
+    EXPECT_EQ(run(g + "checkout -qb feature && " + g + "add -A && " + g + "commit -qm two && " + g +
+                  "checkout -q main")
+                  .exit_code,
+              0);
     second = rev("feature");
   }
   std::string rev(const std::string& r) {

@@ -1,10 +1,10 @@
 // The file inventory: which files of the source are analysed, and why the others are not.
 
+#include <fnmatch.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
-#include <fnmatch.h>
 #include <fstream>
-#include <unistd.h>
 
 #include "acquire/git_session.hpp"
 #include "migrate/engine/workspace.hpp"
@@ -93,8 +93,7 @@ bool dirExcluded(const std::string& rel, const InventoryOptions& o) {
   const std::string probe = rel + "/";
   for (const auto& g : o.exclude) {
     // "a/b/**" excludes the directory a/b entirely.
-    if (g.size() > 3 && g.compare(g.size() - 3, 3, "/**") == 0 &&
-        globMatch(g.substr(0, g.size() - 3), rel))
+    if (g.size() > 3 && g.compare(g.size() - 3, 3, "/**") == 0 && globMatch(g.substr(0, g.size() - 3), rel))
       return true;
     if (!g.empty() && g.back() == '/' && globMatch(g, probe)) return true;
   }
@@ -109,14 +108,14 @@ sdk::Language languageOf(const std::string& rel) {
   const std::string name = p.filename().string();
   if (ext == ".py" || ext == ".pyi") return sdk::Language::Python;
   if (ext == ".cu" || ext == ".cuh") return sdk::Language::Cuda;
-  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".hpp" || ext == ".hh" ||
-      ext == ".hxx" || ext == ".h")
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".hpp" || ext == ".hh" || ext == ".hxx" ||
+      ext == ".h")
     return sdk::Language::Cpp;
   if (ext == ".c") return sdk::Language::C;
   if (name == "CMakeLists.txt" || ext == ".cmake") return sdk::Language::CMake;
   if (ext == ".sh" || ext == ".bash") return sdk::Language::Shell;
-  if (ext == ".txt" || ext == ".toml" || ext == ".cfg" || ext == ".ini" || ext == ".yaml" ||
-      ext == ".yml" || ext == ".json" || ext == ".md" || ext == ".rst" || name == "Dockerfile" ||
+  if (ext == ".txt" || ext == ".toml" || ext == ".cfg" || ext == ".ini" || ext == ".yaml" || ext == ".yml" ||
+      ext == ".json" || ext == ".md" || ext == ".rst" || name == "Dockerfile" ||
       name.rfind("Dockerfile.", 0) == 0)
     return sdk::Language::Text;
   return sdk::Language::Other;
@@ -135,8 +134,8 @@ std::vector<std::string> segments(std::string_view s) {
   return out;
 }
 
-bool matchSegments(const std::vector<std::string>& pat, std::size_t p,
-                   const std::vector<std::string>& path, std::size_t s) {
+bool matchSegments(const std::vector<std::string>& pat, std::size_t p, const std::vector<std::string>& path,
+                   std::size_t s) {
   if (p == pat.size()) return s == path.size();
   if (pat[p] == "**") {
     for (std::size_t k = s; k <= path.size(); ++k)

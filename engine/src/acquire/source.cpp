@@ -28,8 +28,8 @@ int onTransfer(const git_indexer_progress* stats, void* payload) {
   const unsigned percent = 100 * stats->received_objects / stats->total_objects;
   if (percent / 10 != p->last_percent / 10) {
     p->last_percent = percent;
-    (*p->sink)("cloning: " + std::to_string(percent) + "% of " +
-               std::to_string(stats->total_objects) + " objects");
+    (*p->sink)("cloning: " + std::to_string(percent) + "% of " + std::to_string(stats->total_objects) +
+               " objects");
   }
   return 0;
 }
@@ -42,8 +42,7 @@ Status checkoutRef(git_repository* repo, const std::string& ref) {
     if (git_revparse_single(&obj, repo, spec.c_str()) == 0) break;
     obj = nullptr;
   }
-  if (!obj)
-    return makeError("ref '" + ref + "' is neither a branch, a tag nor a commit of the repository");
+  if (!obj) return makeError("ref '" + ref + "' is neither a branch, a tag nor a commit of the repository");
   target.reset(obj);
   git_object* commit_obj = nullptr;
   if (git_object_peel(&commit_obj, target.get(), GIT_OBJECT_COMMIT) != 0)

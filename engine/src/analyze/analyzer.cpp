@@ -20,8 +20,10 @@ class CollectingSink final : public sdk::FindingSink {
     if (f.domain.empty()) f.domain = domain_;
     if (f.rule_id.empty() || f.file.empty() || f.range.line == 0 || f.range.column == 0) {
       diagnostics_.push_back({sdk::Severity::Error, "plugin-error", f.file, f.range.line,
-                              "plugin of domain " + domain_ + " reported a finding without rule id, file or "
-                              "1-based position (" + f.rule_id + "); dropped"});
+                              "plugin of domain " + domain_ +
+                                  " reported a finding without rule id, file or "
+                                  "1-based position (" +
+                                  f.rule_id + "); dropped"});
       return;
     }
     findings_.push_back(std::move(f));
@@ -62,9 +64,9 @@ void guarded(const LoadedPlugin& plugin, const std::string& file, const char* ho
     diagnostics.push_back({sdk::Severity::Error, "plugin-error", file, 0,
                            "plugin " + plugin.info.name + " failed in " + hook + ": " + e.what()});
   } catch (...) {
-    diagnostics.push_back({sdk::Severity::Error, "plugin-error", file, 0,
-                           "plugin " + plugin.info.name + " failed in " + hook +
-                               " with an unknown exception"});
+    diagnostics.push_back(
+        {sdk::Severity::Error, "plugin-error", file, 0,
+         "plugin " + plugin.info.name + " failed in " + hook + " with an unknown exception"});
   }
 }
 
@@ -78,8 +80,7 @@ struct WorkerResult {
 }  // namespace
 
 void analyzePythonSource(const std::string& path, std::string source,
-                         const std::vector<ActivePlugin>& plugins,
-                         std::vector<sdk::Finding>& findings,
+                         const std::vector<ActivePlugin>& plugins, std::vector<sdk::Finding>& findings,
                          std::vector<sdk::Diagnostic>& diagnostics) {
   if (!validUtf8(source))
     diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
@@ -105,8 +106,8 @@ void analyzePythonSource(const std::string& path, std::string source,
   }
 }
 
-void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins,
-                      int jobs, Progress& progress, MigrationModel& model) {
+void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
+                      Progress& progress, MigrationModel& model) {
   std::vector<const sdk::FileEntry*> python;
   for (const auto& f : workspace.files()) {
     model.inventory.bytes += f.size;
@@ -115,9 +116,9 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
   model.inventory.files = workspace.files().size();
   model.inventory.python_files = python.size();
 
-  const unsigned workers = static_cast<unsigned>(std::max(
-      1, std::min<int>(jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency()),
-                       static_cast<int>(std::max<std::size_t>(python.size(), 1)))));
+  const unsigned workers = static_cast<unsigned>(
+      std::max(1, std::min<int>(jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency()),
+                                static_cast<int>(std::max<std::size_t>(python.size(), 1)))));
   std::vector<WorkerResult> results(workers);
   std::atomic<std::size_t> next{0};
   progress.begin("analyze", python.size());
@@ -159,8 +160,8 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 void sortModel(MigrationModel& model) {
   std::sort(model.findings.begin(), model.findings.end(), [](const auto& a, const auto& b) {
     return std::tie(a.file, a.range.line, a.range.column, a.rule_id, a.range.end_line, a.range.end_column,
-                    a.message) < std::tie(b.file, b.range.line, b.range.column, b.rule_id,
-                                          b.range.end_line, b.range.end_column, b.message);
+                    a.message) < std::tie(b.file, b.range.line, b.range.column, b.rule_id, b.range.end_line,
+                                          b.range.end_column, b.message);
   });
   std::stable_sort(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& a, const auto& b) {
     return std::tie(a.file, a.line, a.code) < std::tie(b.file, b.line, b.code);

@@ -16,13 +16,12 @@ struct ActivePlugin {
 
 /// Adds findings, diagnostics and inventory statistics to `model`. Plugin failures become
 /// diagnostics naming the plugin; the other plugins and files carry on.
-void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins,
-                      int jobs, Progress& progress, MigrationModel& model);
+void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
+                      Progress& progress, MigrationModel& model);
 
 /// Analyses one Python source with the given plugins (used by the snippet tests, too).
 void analyzePythonSource(const std::string& path, std::string source,
-                         const std::vector<ActivePlugin>& plugins,
-                         std::vector<sdk::Finding>& findings,
+                         const std::vector<ActivePlugin>& plugins, std::vector<sdk::Finding>& findings,
                          std::vector<sdk::Diagnostic>& diagnostics);
 
 }  // namespace migrate

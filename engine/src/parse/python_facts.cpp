@@ -147,13 +147,14 @@ struct Symbols {
   TSSymbol error = 0;
 };
 
-
-bool is(TSNode n, TSSymbol symbol) { return !ts_node_is_null(n) && ts_node_symbol(n) == symbol; }
+bool is(TSNode n, TSSymbol symbol) {
+  return !ts_node_is_null(n) && ts_node_symbol(n) == symbol;
+}
 
 /// Keywords whose string values are prose, never device or backend names.
 bool isMessageKeyword(std::string_view k) {
-  static const std::unordered_set<std::string_view> kWords{
-      "help", "description", "epilog", "usage", "msg", "message", "doc", "title", "prog"};
+  static const std::unordered_set<std::string_view> kWords{"help",    "description", "epilog", "usage", "msg",
+                                                           "message", "doc",         "title",  "prog"};
   return kWords.count(k) != 0;
 }
 
@@ -202,12 +203,9 @@ class FactExtractor {
   }
 
   std::string_view text(TSNode n) const {
-    return std::string_view(src_).substr(ts_node_start_byte(n),
-                                         ts_node_end_byte(n) - ts_node_start_byte(n));
+    return std::string_view(src_).substr(ts_node_start_byte(n), ts_node_end_byte(n) - ts_node_start_byte(n));
   }
-  sdk::SourceRange range(TSNode n) const {
-    return lines_.range(ts_node_start_byte(n), ts_node_end_byte(n));
-  }
+  sdk::SourceRange range(TSNode n) const { return lines_.range(ts_node_start_byte(n), ts_node_end_byte(n)); }
   TSNode child(TSNode n, TSFieldId f) const { return ts_node_child_by_field_id(n, f); }
   TSNode parentAt(std::size_t up) const {  // 0 = parent of the node being visited
     return stack_.size() >= up + 2 ? stack_[stack_.size() - 2 - up] : TSNode{};
@@ -255,12 +253,10 @@ class FactExtractor {
     if (type == sym_.error || ts_node_is_missing(n)) {
       if (m_.first_error_line_ == 0) m_.first_error_line_ = ts_node_start_point(n).row + 1;
     }
-    if (type == sym_.import_statement ||
-        type == sym_.import_from_statement) {
+    if (type == sym_.import_statement || type == sym_.import_from_statement) {
       onImport(n);
       descend = false;
-    } else if (type == sym_.future_import_statement ||
-               type == sym_.comment) {
+    } else if (type == sym_.future_import_statement || type == sym_.comment) {
       descend = false;
     } else if (type == sym_.call) {
       onCall(n);
@@ -270,8 +266,7 @@ class FactExtractor {
       if (!is(parentAt(0), sym_.concatenated_string)) onString(n);
     } else if (type == sym_.concatenated_string) {
       onString(n);
-    } else if (type == sym_.function_definition ||
-               type == sym_.class_definition) {
+    } else if (type == sym_.function_definition || type == sym_.class_definition) {
       onDefinition(n);
     }
     if (descend) {
@@ -353,8 +348,8 @@ class FactExtractor {
   std::string absoluteModule(const std::string& base, int level) const {
     if (level == 0) return base;
     std::string pkg(m_.dotted_name_);
-    const bool is_init = m_.path_.size() >= 11 &&
-                         m_.path_.compare(m_.path_.size() - 11, 11, "__init__.py") == 0;
+    const bool is_init =
+        m_.path_.size() >= 11 && m_.path_.compare(m_.path_.size() - 11, 11, "__init__.py") == 0;
     int up = is_init ? level - 1 : level;
     for (int i = 0; i < up; ++i) {
       auto dot = pkg.rfind('.');
@@ -373,15 +368,12 @@ class FactExtractor {
     const TSSymbol pt = ts_node_symbol(p);
     if (pt == sym_.attribute) return ts_node_eq(child(p, f_object_), n);
     if (pt == sym_.keyword_argument) return !ts_node_eq(child(p, f_name_), n);
-    if (pt == sym_.function_definition || pt == sym_.class_definition)
+    if (pt == sym_.function_definition || pt == sym_.class_definition) return false;
+    if (pt == sym_.parameters || pt == sym_.lambda_parameters || pt == sym_.typed_parameter ||
+        pt == sym_.list_splat_pattern || pt == sym_.dictionary_splat_pattern || pt == sym_.global_statement ||
+        pt == sym_.nonlocal_statement)
       return false;
-    if (pt == sym_.parameters || pt == sym_.lambda_parameters ||
-        pt == sym_.typed_parameter || pt == sym_.list_splat_pattern ||
-        pt == sym_.dictionary_splat_pattern ||
-        pt == sym_.global_statement || pt == sym_.nonlocal_statement)
-      return false;
-    if (pt == sym_.default_parameter ||
-        pt == sym_.typed_default_parameter)
+    if (pt == sym_.default_parameter || pt == sym_.typed_default_parameter)
       return !ts_node_eq(child(p, f_name_), n);
     return true;
   }
@@ -426,8 +418,10 @@ class FactExtractor {
 
   void recordNameUse(TSNode n, TSNode p) {
     sdk::ResultUse use = sdk::ResultUse::None;
-    if (is(p, sym_.subscript) && ts_node_eq(child(p, f_value_), n)) use = sdk::ResultUse::Subscript;
-    else if (is(p, sym_.comparison_operator) && !comparesWithNone(p)) use = sdk::ResultUse::Compare;
+    if (is(p, sym_.subscript) && ts_node_eq(child(p, f_value_), n))
+      use = sdk::ResultUse::Subscript;
+    else if (is(p, sym_.comparison_operator) && !comparesWithNone(p))
+      use = sdk::ResultUse::Compare;
     else if (is(p, sym_.assignment) && !ts_node_eq(child(p, f_left_), n)) {
       TSNode left = child(p, f_left_);
       if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern))
@@ -606,8 +600,7 @@ class FactExtractor {
         s.context = StringContext::Assignment;
         s.name = compact(text(child(p, f_left_)));
       }
-    } else if (pt == sym_.default_parameter ||
-               pt == sym_.typed_default_parameter) {
+    } else if (pt == sym_.default_parameter || pt == sym_.typed_default_parameter) {
       s.context = StringContext::Assignment;
       s.name = std::string(text(child(p, f_name_)));
     } else if (pt == sym_.pair) {
@@ -663,8 +656,8 @@ class FactExtractor {
 
   void onDefinition(TSNode n) {
     sdk::DefinitionFact d;
-    d.kind = is(n, sym_.class_definition) ? sdk::DefinitionFact::Kind::Class
-                                       : sdk::DefinitionFact::Kind::Function;
+    d.kind =
+        is(n, sym_.class_definition) ? sdk::DefinitionFact::Kind::Class : sdk::DefinitionFact::Kind::Function;
     d.name = std::string(text(child(n, f_name_)));
     d.qualified_name = scopePrefix() + d.name;
     d.range = range(n);
@@ -737,8 +730,7 @@ class FactExtractor {
     // definition comes after the last import of that name.
     std::unordered_map<std::string, uint32_t> last_import;
     for (const auto& imp : m_.imports_)
-      if (!imp.bound.empty())
-        last_import[imp.bound] = std::max(last_import[imp.bound], imp.range.start_byte);
+      if (!imp.bound.empty()) last_import[imp.bound] = std::max(last_import[imp.bound], imp.range.start_byte);
     for (const auto& [name, at] : local_defs_) {
       auto it = last_import.find(name);
       if (it != last_import.end() && at > it->second) shadowed_.insert(name);
@@ -761,15 +753,14 @@ class FactExtractor {
       auto& s = m_.strings_[i];
       if (!s.method.empty()) {
         const auto dot = s.callee.rfind('.');
-        s.method_on_value =
-            dot == std::string::npos || resolveChain(s.callee.substr(0, dot)).empty();
+        s.method_on_value = dot == std::string::npos || resolveChain(s.callee.substr(0, dot)).empty();
       }
       if (auto r = resolveChain(s.callee); !r.empty()) s.callee = r;
     }
     for (auto& pr : pending_refs_) {
       pr.fact.resolved = resolveChain(pr.fact.written);
-      const bool keep = !pr.fact.resolved.empty() || pr.fact.call >= 0 ||
-                        pr.fact.role != sdk::ReferenceFact::Role::Plain;
+      const bool keep =
+          !pr.fact.resolved.empty() || pr.fact.call >= 0 || pr.fact.role != sdk::ReferenceFact::Role::Plain;
       if (pr.attribute_node && pr.fact.resolved.empty()) {
         // `x.is_cuda`: an attribute read on a value.
         const auto dot = pr.fact.written.rfind('.');
@@ -785,9 +776,7 @@ class FactExtractor {
       }
       if (keep) m_.references_.push_back(std::move(pr.fact));
     }
-    auto by_position = [](const auto& a, const auto& b) {
-      return a.range.start_byte < b.range.start_byte;
-    };
+    auto by_position = [](const auto& a, const auto& b) { return a.range.start_byte < b.range.start_byte; };
     std::stable_sort(m_.attributes_.begin(), m_.attributes_.end(), by_position);
   }
 
@@ -813,8 +802,8 @@ class FactExtractor {
   std::unordered_set<std::string> shadowed_;
   bool too_deep_ = false;
 
-  TSFieldId f_object_, f_attribute_, f_function_, f_arguments_, f_name_, f_value_, f_alias_,
-      f_module_name_, f_left_, f_superclasses_, f_body_, f_key_;
+  TSFieldId f_object_, f_attribute_, f_function_, f_arguments_, f_name_, f_value_, f_alias_, f_module_name_,
+      f_left_, f_superclasses_, f_body_, f_key_;
 };
 
 bool extractFacts(PythonModule& module, TSNode root, const TSLanguage* language) {

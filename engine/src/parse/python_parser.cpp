@@ -32,8 +32,10 @@ TSParser* threadParser() {
 
 std::string dottedModuleName(const std::string& relative_path) {
   std::string s = relative_path;
-  if (s.size() >= 3 && s.compare(s.size() - 3, 3, ".py") == 0) s.resize(s.size() - 3);
-  else if (s.size() >= 4 && s.compare(s.size() - 4, 4, ".pyi") == 0) s.resize(s.size() - 4);
+  if (s.size() >= 3 && s.compare(s.size() - 3, 3, ".py") == 0)
+    s.resize(s.size() - 3);
+  else if (s.size() >= 4 && s.compare(s.size() - 4, 4, ".pyi") == 0)
+    s.resize(s.size() - 4);
   if (s == "__init__") return {};
   if (s.size() >= 9 && s.compare(s.size() - 9, 9, "/__init__") == 0) s.resize(s.size() - 9);
   for (char& c : s)
@@ -43,12 +45,12 @@ std::string dottedModuleName(const std::string& relative_path) {
 
 Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std::string source) {
   std::string dotted = dottedModuleName(relative_path);
-  auto module = std::make_unique<PythonModule>(std::move(relative_path), std::move(dotted),
-                                               std::move(source));
+  auto module =
+      std::make_unique<PythonModule>(std::move(relative_path), std::move(dotted), std::move(source));
   TSParser* parser = threadParser();
   const std::string_view text = module->source();
-  std::unique_ptr<TSTree, TreeDeleter> tree(ts_parser_parse_string(
-      parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size())));
+  std::unique_ptr<TSTree, TreeDeleter> tree(
+      ts_parser_parse_string(parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size())));
   if (!tree) {
     ts_parser_reset(parser);
     return makeError("parsing took longer than 30 s and was abandoned");

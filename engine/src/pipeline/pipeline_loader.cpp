@@ -13,13 +13,13 @@ namespace {
 
 using yaml::Reader;
 
-const std::vector<std::string> kTopKeys{"version", "name",    "source",         "output",
-                                        "jobs",    "stages",  "include",        "exclude",
-                                        "limits",  "plugin_dir", "work_dir",    "plugins"};
+const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
+                                        "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
-void applyOverride(YAML::Node root, const Override& o, std::vector<std::pair<YAML::Node, std::string>>& origins) {
+void applyOverride(YAML::Node root, const Override& o,
+                   std::vector<std::pair<YAML::Node, std::string>>& origins) {
   std::vector<std::string> path;
   std::stringstream ss(o.key);
   for (std::string part; std::getline(ss, part, '.');) path.push_back(part);
@@ -27,8 +27,7 @@ void applyOverride(YAML::Node root, const Override& o, std::vector<std::pair<YAM
   try {
     value = YAML::Load(o.value);
   } catch (const YAML::Exception& e) {
-    throw yaml::YamlError("--set " + o.key + "=" + o.value + ": the value is not valid YAML (" +
-                          e.msg + ")");
+    throw yaml::YamlError("--set " + o.key + "=" + o.value + ": the value is not valid YAML (" + e.msg + ")");
   }
   YAML::Node cur = root;
   for (std::size_t i = 0; i + 1 < path.size(); ++i) {
@@ -152,8 +151,9 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
         throw yaml::YamlError(p.location + ": plugin '" + p.name + "' is listed twice");
   }
   if (spec.plugins.empty())
-    r.fail(doc, "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
-                "(`migrate-pipeline plugins` lists them)");
+    r.fail(doc,
+           "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
+           "(`migrate-pipeline plugins` lists them)");
   return spec;
 }
 
@@ -169,8 +169,7 @@ Result<Override> parseOverride(const std::string& text) {
   return o;
 }
 
-Result<PipelineSpec> loadPipeline(const std::filesystem::path& file,
-                                  const std::vector<Override>& overrides) {
+Result<PipelineSpec> loadPipeline(const std::filesystem::path& file, const std::vector<Override>& overrides) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     return makeError(file.string() + ": no such pipeline file (see pipelines/ for examples)");
@@ -220,8 +219,10 @@ std::string dumpPipeline(const PipelineSpec& spec) {
     out << YAML::Key << "options" << YAML::Value << YAML::BeginMap;
     for (const auto& [k, v] : p.options) {
       out << YAML::Key << k << YAML::Value;
-      if (v.is_list) out << YAML::Flow << v.items;
-      else out << v.scalar;
+      if (v.is_list)
+        out << YAML::Flow << v.items;
+      else
+        out << v.scalar;
     }
     out << YAML::EndMap << YAML::EndMap;
   }

@@ -51,10 +51,9 @@ Result<LoadedPlugin> loadPlugin(const fs::path& file) {
   if (!hs || hs->abi_version != sdk::kAbiVersion || toolchain != MIGRATE_TOOLCHAIN_TAG) {
     return makeError(
         file.string() + ": built against plugin SDK ABI " +
-        (hs ? std::to_string(hs->abi_version) : std::string("?")) + " (" + toolchain +
-        ", SDK " + (hs && hs->sdk_version ? hs->sdk_version : "?") +
-        ") but this migrate-pipeline uses ABI " + std::to_string(sdk::kAbiVersion) + " (" +
-        MIGRATE_TOOLCHAIN_TAG + ", SDK " + sdk::kSdkVersion +
+        (hs ? std::to_string(hs->abi_version) : std::string("?")) + " (" + toolchain + ", SDK " +
+        (hs && hs->sdk_version ? hs->sdk_version : "?") + ") but this migrate-pipeline uses ABI " +
+        std::to_string(sdk::kAbiVersion) + " (" + MIGRATE_TOOLCHAIN_TAG + ", SDK " + sdk::kSdkVersion +
         "); rebuild the plugin against this SDK's headers (engine/include/migrate/sdk, version " +
         sdk::kSdkVersion + ") with the same compiler");
   }
@@ -77,8 +76,8 @@ Result<LoadedPlugin> loadPlugin(const fs::path& file) {
       for (auto& r : rules.value()) {
         for (const auto& existing : all)
           if (existing.id == r.id)
-            return makeError("plugin " + loaded.info.name + ": rule id " + r.id +
-                             " is defined twice (" + existing.source + ", " + r.source + ")");
+            return makeError("plugin " + loaded.info.name + ": rule id " + r.id + " is defined twice (" +
+                             existing.source + ", " + r.source + ")");
         all.push_back(std::move(r));
       }
     }

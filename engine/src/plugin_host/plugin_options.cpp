@@ -10,11 +10,16 @@ using Type = sdk::OptionSpec::Type;
 
 const char* typeName(Type t) {
   switch (t) {
-    case Type::Bool: return "true or false";
-    case Type::Int: return "an integer";
-    case Type::Number: return "a number";
-    case Type::String: return "a string";
-    case Type::StringList: return "a list of strings";
+    case Type::Bool:
+      return "true or false";
+    case Type::Int:
+      return "an integer";
+    case Type::Number:
+      return "a number";
+    case Type::String:
+      return "a string";
+    case Type::StringList:
+      return "a list of strings";
   }
   return "a value";
 }
@@ -23,11 +28,18 @@ bool scalarFits(Type t, const std::string& s) {
   try {
     std::size_t used = 0;
     switch (t) {
-      case Type::Bool: return s == "true" || s == "false";
-      case Type::Int: (void)std::stoll(s, &used); return used == s.size();
-      case Type::Number: (void)std::stod(s, &used); return used == s.size();
-      case Type::String: return true;
-      case Type::StringList: return false;
+      case Type::Bool:
+        return s == "true" || s == "false";
+      case Type::Int:
+        (void)std::stoll(s, &used);
+        return used == s.size();
+      case Type::Number:
+        (void)std::stod(s, &used);
+        return used == s.size();
+      case Type::String:
+        return true;
+      case Type::StringList:
+        return false;
     }
   } catch (const std::exception&) {
   }
@@ -74,8 +86,8 @@ Result<std::map<std::string, sdk::OptionValue>> resolveOptions(const PluginSelec
       v.list = input.is_list ? input.items : std::vector<std::string>{input.scalar};
     } else {
       if (input.is_list || !scalarFits(spec->type, input.scalar))
-        return makeError(input.location + ": option " + name + " of plugin " + info.name +
-                         " must be " + typeName(spec->type));
+        return makeError(input.location + ": option " + name + " of plugin " + info.name + " must be " +
+                         typeName(spec->type));
       v.scalar = input.scalar;
     }
     out[name] = std::move(v);

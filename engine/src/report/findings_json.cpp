@@ -42,9 +42,8 @@ std::string findingsJson(const MigrationModel& m) {
   ordered_json j;
   j["schema_version"] = kFindingsSchemaVersion;
   j["tool"] = {{"name", "migrate-pipeline"}, {"version", m.tool_version}};
-  j["run"] = {{"pipeline", m.pipeline_name},
-              {"pipeline_file", m.pipeline_file},
-              {"started_at", m.started_at}};
+  j["run"] = {
+      {"pipeline", m.pipeline_name}, {"pipeline_file", m.pipeline_file}, {"started_at", m.started_at}};
   ordered_json stages = ordered_json::array();
   for (const auto& s : m.stages)
     stages.push_back({{"name", s.name}, {"status", s.status}, {"detail", s.detail}, {"seconds", s.seconds}});

@@ -72,8 +72,8 @@ struct Rule {
   std::vector<std::string> result_attributes;
   // import / method / attribute / keyword: the names looked up
   std::vector<std::string> names;
-  std::optional<ArgConstraint> args;       // method
-  std::optional<Pattern> keyword_value;    // keyword
+  std::optional<ArgConstraint> args;     // method
+  std::optional<Pattern> keyword_value;  // keyword
   std::vector<std::string> keyword_callees;
   // string
   std::optional<Pattern> string_regex;

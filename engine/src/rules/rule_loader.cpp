@@ -10,8 +10,8 @@ namespace {
 using yaml::Reader;
 
 const std::vector<std::string> kRuleKeys{
-    "id",         "title",        "severity", "message", "match", "npu_alternative",
-    "confidence", "difficulty",   "effort_days", "fix",  "tests"};
+    "id",         "title",      "severity",    "message", "match", "npu_alternative",
+    "confidence", "difficulty", "effort_days", "fix",     "tests"};
 const std::vector<std::string> kLevels{"low", "medium", "high"};
 
 sdk::Level level(const Reader& r, const YAML::Node& n, const std::string& what) {
@@ -37,8 +37,7 @@ Pattern pattern(const Reader& r, const YAML::Node& n, const std::string& what) {
 }
 
 sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
-  const std::string s =
-      r.choice(n, {"string", "int", "float", "bool", "none", "name", "other"}, "args.kind");
+  const std::string s = r.choice(n, {"string", "int", "float", "bool", "none", "name", "other"}, "args.kind");
   if (s == "string") return sdk::ValueKind::String;
   if (s == "int") return sdk::ValueKind::Int;
   if (s == "float") return sdk::ValueKind::Float;
@@ -81,8 +80,7 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
   }
   if (m["result_use"]) {
     for (const auto& u : m["result_use"]) {
-      const std::string s =
-          r.choice(u, {"tuple_unpack", "subscript", "compare", "attribute"}, "result_use");
+      const std::string s = r.choice(u, {"tuple_unpack", "subscript", "compare", "attribute"}, "result_use");
       rule.result_use.push_back(s == "tuple_unpack" ? sdk::ResultUse::TupleUnpack
                                 : s == "subscript"  ? sdk::ResultUse::Subscript
                                 : s == "compare"    ? sdk::ResultUse::Compare
@@ -94,8 +92,7 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
 }
 
 StringPosition readPosition(const Reader& r, const YAML::Node& n) {
-  r.checkKeys(n, {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to",
-                  "subscript_of"},
+  r.checkKeys(n, {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to", "subscript_of"},
               "a string position");
   StringPosition p;
   int kinds = 0;
@@ -131,8 +128,9 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
     ++kinds;
   }
   if (kinds != 1)
-    r.fail(n, "a string position names exactly one of keyword, arg_of, method_arg_of, compare, "
-              "assign_to, subscript_of");
+    r.fail(n,
+           "a string position names exactly one of keyword, arg_of, method_arg_of, compare, "
+           "assign_to, subscript_of");
   if (n["callee"] && p.kind != StringPosition::Kind::Keyword)
     r.fail(n["callee"], "callee restricts only a keyword position");
   return p;
@@ -140,8 +138,7 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
 
 void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
   r.requireMap(m, "match");
-  static const std::vector<std::string> kinds{"api", "import", "method", "attribute", "keyword",
-                                              "string"};
+  static const std::vector<std::string> kinds{"api", "import", "method", "attribute", "keyword", "string"};
   int found = 0;
   for (const auto& k : kinds) found += m[k] ? 1 : 0;
   if (found != 1)
@@ -162,8 +159,7 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
       ArgConstraint c;
       if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
       if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
-      if ((c.index >= 0) == !c.keyword.empty())
-        r.fail(a, "args names exactly one of index or keyword");
+      if ((c.index >= 0) == !c.keyword.empty()) r.fail(a, "args names exactly one of index or keyword");
       if (a["kind"]) c.kind = valueKind(r, a["kind"]);
       if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
       rule.args = std::move(c);
@@ -212,8 +208,7 @@ void readFix(const Reader& r, const YAML::Node& f, Rule& rule) {
   }
 }
 
-std::vector<Snippet> readSnippets(const Reader& r, const YAML::Node& list,
-                                  const std::string& what) {
+std::vector<Snippet> readSnippets(const Reader& r, const YAML::Node& list, const std::string& what) {
   std::vector<Snippet> out;
   if (!list.IsSequence()) r.fail(list, "tests." + what + " must be a list of code snippets");
   for (const auto& item : list) {
@@ -274,8 +269,8 @@ Result<std::vector<Rule>> loadRules(std::string_view text, const std::string& or
     r.checkKeys(doc, {"format", "domain", "rules"}, "a rule file");
     r.requireKeys(doc, {"format", "domain", "rules"}, "a rule file");
     if (r.integer(doc["format"], "format") != 1)
-      r.fail(doc["format"], "unsupported rule format " + doc["format"].Scalar() +
-                                "; this engine reads format 1");
+      r.fail(doc["format"],
+             "unsupported rule format " + doc["format"].Scalar() + "; this engine reads format 1");
     const std::string declared = r.string(doc["domain"], "domain");
     if (declared != domain)
       r.fail(doc["domain"], "the file declares domain '" + declared +

@@ -26,12 +26,18 @@ std::string expand(const std::string& tmpl, const Subject& s) {
       if (close != std::string::npos) {
         const std::string key = tmpl.substr(i + 1, close - i - 1);
         bool known = true;
-        if (key == "api") out += s.resolved.empty() ? s.written : s.resolved;
-        else if (key == "written") out += s.written;
-        else if (key == "value") out += s.value;
-        else if (key == "npu") out += s.entry ? s.entry->npu : std::string();
-        else if (key == "note") out += (s.entry && !s.entry->note.empty()) ? " " + s.entry->note : "";
-        else known = false;
+        if (key == "api")
+          out += s.resolved.empty() ? s.written : s.resolved;
+        else if (key == "written")
+          out += s.written;
+        else if (key == "value")
+          out += s.value;
+        else if (key == "npu")
+          out += s.entry ? s.entry->npu : std::string();
+        else if (key == "note")
+          out += (s.entry && !s.entry->note.empty()) ? " " + s.entry->note : "";
+        else
+          known = false;
         if (known) {
           i = close;
           continue;
@@ -43,8 +49,7 @@ std::string expand(const std::string& tmpl, const Subject& s) {
   return out;
 }
 
-Finding makeFinding(const Rule& rule, const sdk::Module& module, const SourceRange& range,
-                    const Subject& s) {
+Finding makeFinding(const Rule& rule, const sdk::Module& module, const SourceRange& range, const Subject& s) {
   Finding f;
   f.rule_id = rule.id;
   f.domain = rule.domain;
@@ -61,12 +66,14 @@ Finding makeFinding(const Rule& rule, const sdk::Module& module, const SourceRan
   return f;
 }
 
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 /// Edit replacing the first whole-word `from` inside `range` (when `whole_word`), or the first
 /// occurrence inside the literal's content (strings).
-bool renameEdit(const sdk::Module& module, const SourceRange& range, const Rule& rule,
-                bool whole_word, Finding& f) {
+bool renameEdit(const sdk::Module& module, const SourceRange& range, const Rule& rule, bool whole_word,
+                Finding& f) {
   const std::string_view text = module.text(range);
   std::size_t pos = 0;
   std::size_t skip = 0;
@@ -242,8 +249,7 @@ void RuleSet::matchCalls(const sdk::Module& module, sdk::FindingSink& sink) cons
           range.end_line = call.range.end_line;
           range.end_column = call.range.end_column;
           range.end_byte = call.range.end_byte;
-          const std::string written =
-              call.callee_written.empty() ? "." + call.method : call.callee_written;
+          const std::string written = call.callee_written.empty() ? "." + call.method : call.callee_written;
           Subject s{written, {}, {}, nullptr};
           Finding f = makeFinding(*rule, module, range, s);
           if (rule->fix == Rule::Fix::Rename) renameEdit(module, call.name_range, *rule, true, f);
@@ -262,8 +268,8 @@ void RuleSet::matchCalls(const sdk::Module& module, sdk::FindingSink& sink) cons
             !contains(rule->keyword_callees, call.callee_written) &&
             !(call.receiver_is_module == false && contains(rule->keyword_callees, call.method)))
           continue;
-        Subject s{arg.keyword + "=" + std::string(module.text(arg.range)), call.callee_resolved,
-                  arg.text, nullptr};
+        Subject s{arg.keyword + "=" + std::string(module.text(arg.range)), call.callee_resolved, arg.text,
+                  nullptr};
         Finding f = makeFinding(*rule, module, arg.range, s);
         if (rule->fix == Rule::Fix::Rename)
           renameEdit(module, arg.range, *rule, arg.kind != sdk::ValueKind::String, f);

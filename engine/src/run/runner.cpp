@@ -89,7 +89,8 @@ void summarize(const MigrationModel& model, spdlog::logger& log) {
     fixable += f.autofix() ? 1 : 0;
   }
   std::string domains;
-  for (const auto& [d, n] : per_domain) domains += (domains.empty() ? "" : ", ") + d + " " + std::to_string(n);
+  for (const auto& [d, n] : per_domain)
+    domains += (domains.empty() ? "" : ", ") + d + " " + std::to_string(n);
   log.info("{} findings ({}), {} auto-fixable; {} diagnostics", model.findings.size(),
            domains.empty() ? "none" : domains, fixable, model.diagnostics.size());
 }
@@ -100,10 +101,11 @@ void logStatistics(const MigrationModel& model, double seconds, spdlog::logger& 
   getrusage(RUSAGE_SELF, &usage);
   const double mb = static_cast<double>(model.inventory.bytes) / 1e6;
   const double s = seconds > 0 ? seconds : 1e-9;
-  log.info("statistics: {} files ({} Python, {} lines), {:.1f} MB in {:.2f} s: {:.1f} MB/s, {:.0f} files/s, "
-           "peak RSS {:.0f} MB",
-           model.inventory.files, model.inventory.python_parsed, model.inventory.python_lines, mb, seconds,
-           mb / s, static_cast<double>(model.inventory.files) / s, static_cast<double>(usage.ru_maxrss) / 1024.0);
+  log.info(
+      "statistics: {} files ({} Python, {} lines), {:.1f} MB in {:.2f} s: {:.1f} MB/s, {:.0f} files/s, "
+      "peak RSS {:.0f} MB",
+      model.inventory.files, model.inventory.python_parsed, model.inventory.python_lines, mb, seconds, mb / s,
+      static_cast<double>(model.inventory.files) / s, static_cast<double>(usage.ru_maxrss) / 1024.0);
 }
 
 }  // namespace
@@ -146,8 +148,8 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     if (!loaded) {
       std::string names;
       for (const auto& p : catalog->plugins) names += (names.empty() ? "" : ", ") + p.info.name;
-      const std::string msg = sel.location + ": plugin '" + sel.name + "' is not in " +
-                              plugin_dir.string() + " (found: " + (names.empty() ? "none" : names) +
+      const std::string msg = sel.location + ": plugin '" + sel.name + "' is not in " + plugin_dir.string() +
+                              " (found: " + (names.empty() ? "none" : names) +
                               "); build it, fix the name, or set plugin_dir";
       log->error("{}", msg);
       model.stages.push_back({"analyze", "failed", msg, 0});
@@ -204,13 +206,12 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       const auto t0 = Clock::now();
       std::vector<sdk::Diagnostic> inventory_diags;
       const Workspace ws = buildInventory(model.source.root,
-                                          {spec.include, spec.exclude, spec.max_file_bytes},
-                                          inventory_diags);
+                                          {spec.include, spec.exclude, spec.max_file_bytes}, inventory_diags);
       model.inventory.skipped = inventory_diags.size();
       model.diagnostics.insert(model.diagnostics.end(), inventory_diags.begin(), inventory_diags.end());
       log->info("inventory: {} files selected, {} skipped", ws.files().size(), inventory_diags.size());
-      auto progress = makeProgress(options.terminal && !options.quiet,
-                                   [&](const std::string& m) { log->info("{}", m); });
+      auto progress =
+          makeProgress(options.terminal && !options.quiet, [&](const std::string& m) { log->info("{}", m); });
       analyzeWorkspace(ws, active, spec.jobs, *progress, model);
       const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       model.stages.push_back({"analyze", "completed",

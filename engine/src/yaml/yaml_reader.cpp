@@ -67,8 +67,8 @@ void Reader::checkKeys(const YAML::Node& map, const std::vector<std::string>& al
     if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
     std::string hint = closest(key, allowed);
     throw YamlError(where(it->first) + ": unknown key '" + key + "' in " + what +
-                    (hint.empty() ? "" : "; did you mean '" + hint + "'?") +
-                    " (allowed: " + join(allowed) + ")");
+                    (hint.empty() ? "" : "; did you mean '" + hint + "'?") + " (allowed: " + join(allowed) +
+                    ")");
   }
 }
 
@@ -118,8 +118,7 @@ bool Reader::boolean(const YAML::Node& node, const std::string& what) const {
   fail(node, what + " must be true or false");
 }
 
-std::vector<std::string> Reader::stringList(const YAML::Node& node,
-                                            const std::string& what) const {
+std::vector<std::string> Reader::stringList(const YAML::Node& node, const std::string& what) const {
   std::vector<std::string> out;
   if (node.IsScalar()) {
     out.push_back(node.Scalar());

@@ -58,8 +58,7 @@ struct Override {
 
 /// Reads, applies `overrides` and validates a pipeline. Errors name file:line:column (or the
 /// --set that caused them), what was expected, and a hint.
-Result<PipelineSpec> loadPipeline(const std::filesystem::path& file,
-                                  const std::vector<Override>& overrides);
+Result<PipelineSpec> loadPipeline(const std::filesystem::path& file, const std::vector<Override>& overrides);
 
 /// Parses "key=value".
 Result<Override> parseOverride(const std::string& text);

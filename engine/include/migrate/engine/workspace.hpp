@@ -14,10 +14,10 @@
 namespace migrate {
 
 struct SourceInfo {
-  std::string kind;      ///< "path" or "git"
-  std::string location;  ///< the path or URL as given
-  std::string ref;       ///< requested ref (git)
-  std::string commit;    ///< HEAD commit SHA when the source is a git repository, else empty
+  std::string kind;            ///< "path" or "git"
+  std::string location;        ///< the path or URL as given
+  std::string ref;             ///< requested ref (git)
+  std::string commit;          ///< HEAD commit SHA when the source is a git repository, else empty
   std::filesystem::path root;  ///< the directory analysed
 };
 

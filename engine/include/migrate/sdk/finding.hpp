@@ -50,18 +50,24 @@ struct Diagnostic {
 
 inline const char* toString(Severity s) {
   switch (s) {
-    case Severity::Info: return "info";
-    case Severity::Warning: return "warning";
-    case Severity::Error: return "error";
+    case Severity::Info:
+      return "info";
+    case Severity::Warning:
+      return "warning";
+    case Severity::Error:
+      return "error";
   }
   return "warning";
 }
 
 inline const char* toString(Level l) {
   switch (l) {
-    case Level::Low: return "low";
-    case Level::Medium: return "medium";
-    case Level::High: return "high";
+    case Level::Low:
+      return "low";
+    case Level::Medium:
+      return "medium";
+    case Level::High:
+      return "high";
   }
   return "medium";
 }

@@ -51,9 +51,9 @@ struct ReferenceFact {
 
 /// A call expression.
 struct CallFact {
-  std::string callee_written;   ///< `torch.cuda.synchronize`, `x.to`, `f()(…)` → "" when not a chain
-  std::string callee_resolved;  ///< qualified name, empty when not resolvable
-  std::string method;           ///< last attribute name when the callee is `<expr>.name`
+  std::string callee_written;       ///< `torch.cuda.synchronize`, `x.to`, `f()(…)` → "" when not a chain
+  std::string callee_resolved;      ///< qualified name, empty when not resolvable
+  std::string method;               ///< last attribute name when the callee is `<expr>.name`
   bool receiver_is_module = false;  ///< the receiver of `method` resolves to an import
   std::vector<ArgumentFact> args;
   ResultUse result_use = ResultUse::None;
@@ -94,9 +94,9 @@ struct StringFact {
   std::string value;  ///< content without quotes; f-string holes read as {}
   bool fstring = false;
   StringContext context = StringContext::Other;
-  std::string name;         ///< keyword or assignment target
-  std::string callee;       ///< resolved callee (or written when unresolved) / subscripted chain
-  std::string method;       ///< method name when the string is an argument of `<expr>.method(...)`
+  std::string name;              ///< keyword or assignment target
+  std::string callee;            ///< resolved callee (or written when unresolved) / subscripted chain
+  std::string method;            ///< method name when the string is an argument of `<expr>.method(...)`
   bool method_on_value = false;  ///< that method's receiver is not a module
   int arg_index = -1;
   SourceRange range;  ///< including quotes and prefix
@@ -106,7 +106,7 @@ struct DefinitionFact {
   enum class Kind { Function, Class };
   Kind kind = Kind::Function;
   std::string name;
-  std::string qualified_name;  ///< dotted inside classes/functions: "Model.forward"
+  std::string qualified_name;           ///< dotted inside classes/functions: "Model.forward"
   std::vector<std::string> bases;       ///< resolved where possible, else as written
   std::vector<std::string> decorators;  ///< resolved where possible, else as written
   std::string docstring_summary;        ///< first line of the docstring
@@ -118,7 +118,7 @@ struct DefinitionFact {
 class Module {
  public:
   virtual ~Module() = default;
-  virtual std::string_view path() const = 0;  ///< relative to the repository root
+  virtual std::string_view path() const = 0;        ///< relative to the repository root
   virtual std::string_view dottedName() const = 0;  ///< "pkg.sub.mod"
   virtual std::string_view source() const = 0;
   virtual const std::vector<ImportFact>& imports() const = 0;

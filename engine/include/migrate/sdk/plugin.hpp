@@ -93,13 +93,12 @@ extern "C" struct MigratePluginHandshake {
 };
 
 /// Defines the exported handshake and factory of a plugin class.
-#define MIGRATE_DEFINE_PLUGIN(PluginClass)                                                 \
-  extern "C" MIGRATE_SDK_VISIBLE const MigratePluginHandshake* migrate_plugin_handshake() { \
-    static const MigratePluginHandshake handshake{::migrate::sdk::kAbiVersion,              \
-                                                  MIGRATE_TOOLCHAIN_TAG,                    \
-                                                  ::migrate::sdk::kSdkVersion};             \
-    return &handshake;                                                                     \
-  }                                                                                        \
-  extern "C" MIGRATE_SDK_VISIBLE ::migrate::sdk::Plugin* migrate_plugin_create() {          \
-    return new PluginClass();                                                              \
+#define MIGRATE_DEFINE_PLUGIN(PluginClass)                                                            \
+  extern "C" MIGRATE_SDK_VISIBLE const MigratePluginHandshake* migrate_plugin_handshake() {           \
+    static const MigratePluginHandshake handshake{::migrate::sdk::kAbiVersion, MIGRATE_TOOLCHAIN_TAG, \
+                                                  ::migrate::sdk::kSdkVersion};                       \
+    return &handshake;                                                                                \
+  }                                                                                                   \
+  extern "C" MIGRATE_SDK_VISIBLE ::migrate::sdk::Plugin* migrate_plugin_create() {                    \
+    return new PluginClass();                                                                         \
   }
