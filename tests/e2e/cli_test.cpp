@@ -171,7 +171,7 @@ TEST(Cli, AThrowingPluginBecomesADiagnosticAndTheRunGoesOn) {
   TempDir out;
   auto r = run(cli() + " run " + fullPipeline() + " --source " + quote(repo.path().string()) +
                " --plugin-dir " + quote(test::testPluginDir().string()) +
-               " --set plugins.device=null --set plugins.throwing={} --output " + quote(out.path().string()));
+               " --set plugins=null --set plugins.throwing={} --output " + quote(out.path().string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("plugin refused"), std::string::npos);
   json doc = readJson(out / "findings.json");

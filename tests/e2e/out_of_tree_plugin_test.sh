@@ -15,7 +15,7 @@ printf 'import acme_cuda.streams as s\ns.sync_all()\n' > "$work/repo/train.py"
 # The installed tool finds its own plugins (device) beside it and the example's by --plugin-dir.
 "$work/prefix/bin/migrate-pipeline" plugins | grep -q "device"
 "$work/prefix/bin/migrate-pipeline" run "$src/pipelines/full.yaml" --source "$work/repo" \
-  --plugin-dir "$work/plugin/plugins" --set plugins.device=null --set 'plugins.inhouse={}' \
+  --plugin-dir "$work/plugin/plugins" --set plugins=null --set 'plugins.inhouse={}' \
   --stages analyze --output "$work/out" -q
 python3 - "$work/out/findings.json" <<'PY'
 import json, sys

@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "migrate/sdk/text_position.hpp"
 #include "parse/python_facts.hpp"
-#include "parse/text_position.hpp"
 
 namespace migrate::parse {
 namespace {
@@ -791,7 +791,7 @@ class FactExtractor {
 
   PythonModule& m_;
   const std::string& src_;
-  LineIndex lines_;
+  sdk::LineIndex lines_;
   const Symbols& sym_;
   std::vector<TSNode> stack_;
   std::vector<Scope> scopes_;

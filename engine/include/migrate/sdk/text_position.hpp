@@ -1,15 +1,18 @@
 #pragma once
-/// Byte offsets to 1-based line/column positions (columns count Unicode characters).
+/// Byte offsets to 1-based line/column positions (columns count Unicode characters), for
+/// plugins that report findings in files they read themselves.
 
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "migrate/sdk/source_range.hpp"
 
-namespace migrate::parse {
+namespace migrate::sdk {
 
+/// Line starts of a text, for turning byte offsets into positions.
 class LineIndex {
  public:
   explicit LineIndex(std::string_view text) : text_(text) {
@@ -29,8 +32,8 @@ class LineIndex {
     return {line, column};
   }
 
-  sdk::SourceRange range(std::uint32_t start, std::uint32_t end) const {
-    sdk::SourceRange r;
+  SourceRange range(std::uint32_t start, std::uint32_t end) const {
+    SourceRange r;
     std::tie(r.line, r.column) = position(start);
     std::tie(r.end_line, r.end_column) = position(end);
     r.start_byte = start;
@@ -45,4 +48,4 @@ class LineIndex {
   std::vector<std::uint32_t> starts_;
 };
 
-}  // namespace migrate::parse
+}  // namespace migrate::sdk
