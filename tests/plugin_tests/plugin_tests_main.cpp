@@ -38,11 +38,30 @@ std::map<std::string, fs::path> pluginSourceDirs() {
   return out;
 }
 
-std::vector<sdk::Finding> analyze(const LoadedPlugin& p, const std::string& code) {
+std::vector<std::unique_ptr<sdk::PluginContext>>& contexts() {
+  static std::vector<std::unique_ptr<sdk::PluginContext>> all;
+  return all;
+}
+
+struct SnippetRun {
   std::vector<sdk::Finding> findings;
   std::vector<sdk::Diagnostic> diagnostics;
-  analyzePythonSource("snippet.py", code, {{&p}}, findings, diagnostics);
-  return findings;
+};
+
+/// Writes the snippet (and its other files) into a fresh repository and analyses it as a run
+/// would: the plugin's rules, analyzeModule for Python files and analyzeRepository.
+SnippetRun analyze(const LoadedPlugin& p, const rules::Snippet& s, const std::string& code) {
+  test::TempDir dir;
+  test::writeFile(dir / s.file, code);
+  for (const auto& [path, content] : s.others) test::writeFile(dir / path, content);
+  SnippetRun out;
+  Workspace ws = buildInventory(dir.path(), {}, out.diagnostics);
+  MigrationModel model;
+  auto progress = makeProgress(false, [](const std::string&) {});
+  analyzeWorkspace(ws, {{&p}}, 1, *progress, model);
+  out.findings = std::move(model.findings);
+  out.diagnostics.insert(out.diagnostics.end(), model.diagnostics.begin(), model.diagnostics.end());
+  return out;
 }
 
 std::vector<sdk::Finding> ofRule(const std::vector<sdk::Finding>& all, const std::string& id) {
@@ -69,7 +88,12 @@ class SnippetTest : public testing::Test {
     for (const auto& s : r.invalid) {
       SCOPED_TRACE(r.source + ": invalid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" +
                    s.code);
-      const auto found = ofRule(analyze(*plugin_, s.code), r.id);
+      const SnippetRun run = analyze(*plugin_, s, s.code);
+      for (const auto& d : run.diagnostics)
+        if (d.code == "plugin-error") ADD_FAILURE() << d.message;
+      std::vector<sdk::Finding> found;
+      for (const auto& f : ofRule(run.findings, r.id))
+        if (f.file == s.file) found.push_back(f);
       if (s.count) {
         EXPECT_EQ(found.size(), static_cast<std::size_t>(*s.count));
       } else {
@@ -90,15 +114,16 @@ class SnippetTest : public testing::Test {
         }
       if (fixed == 0) continue;
       const std::string after = applyEdits(s.code, edits);
-      std::vector<sdk::Finding> again;
-      std::vector<sdk::Diagnostic> diags;
-      analyzePythonSource("snippet.py", after, {{plugin_}}, again, diags);
-      EXPECT_EQ(ofRule(again, r.id).size(), found.size() - fixed) << "after fixes:\n" << after;
-      for (const auto& d : diags) EXPECT_NE(d.code, "parse-error") << "fix broke the code:\n" << after;
+      const SnippetRun again = analyze(*plugin_, s, after);
+      std::size_t remaining = 0;
+      for (const auto& f : ofRule(again.findings, r.id)) remaining += f.file == s.file ? 1 : 0;
+      EXPECT_EQ(remaining, found.size() - fixed) << "after fixes:\n" << after;
+      for (const auto& d : again.diagnostics)
+        EXPECT_NE(d.code, "parse-error") << "fix broke the code:\n" << after;
     }
     for (const auto& s : r.valid) {
       SCOPED_TRACE(r.source + ": valid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" + s.code);
-      const auto found = ofRule(analyze(*plugin_, s.code), r.id);
+      const auto found = ofRule(analyze(*plugin_, s, s.code).findings, r.id);
       for (const auto& f : found)
         ADD_FAILURE() << "unexpected " << r.id << " at line " << f.range.line << ": " << f.message;
     }
@@ -208,6 +233,14 @@ int main(int argc, char** argv) {
   plugins() = std::move(catalog->plugins);
   const auto dirs = pluginSourceDirs();
   for (const LoadedPlugin& p : plugins()) {
+    // Configured as a run would with the default options.
+    auto options = resolveOptions(PluginSelection{p.info.name, true, {}, ""}, p.info);
+    if (!options) {
+      std::fprintf(stderr, "%s\n", options.error().message.c_str());
+      return 1;
+    }
+    contexts().push_back(makePluginContext(p, options.value(), [](bool, std::string_view) {}));
+    p.plugin->configure(*contexts().back());
     for (const rules::Rule& rule : p.rules->rules()) {
       const std::string name = testName(p.info.name + "_" + rule.id);
       testing::RegisterTest("RuleSnippets", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,

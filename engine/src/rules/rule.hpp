@@ -1,6 +1,7 @@
 #pragma once
 /// A rule as the engine holds it after loading `rules/*.yaml` (format 1; docs/writing-rules.md).
 
+#include <map>
 #include <optional>
 #include <regex>
 #include <string>
@@ -42,6 +43,8 @@ struct StringPosition {
 };
 
 struct Snippet {
+  std::string file = "snippet.py";            ///< the file the code is written to
+  std::map<std::string, std::string> others;  ///< more files of the snippet's repository
   std::string code;
   std::optional<int> count;
   std::vector<int> lines;
@@ -49,7 +52,8 @@ struct Snippet {
 };
 
 struct Rule {
-  enum class Kind { Api, Import, Method, Attribute, Keyword, String };
+  /// Custom: matched by the plugin's own code, which reports findings with this rule's data.
+  enum class Kind { Api, Import, Method, Attribute, Keyword, String, Custom };
   enum class Role { Any, Decorator, BaseClass };
   enum class Fix { None, ReplaceApi, Rename };
 
@@ -88,6 +92,12 @@ struct Rule {
   std::vector<Snippet> valid;    ///< must produce none
 
   std::string source;  ///< "plugin:rules/x.yaml:12" for messages
+  std::string custom;  ///< Custom: what the plugin's code matches (documentation)
+
+  /// The data a plugin needs to report a finding of this rule itself.
+  sdk::RuleInfo info() const {
+    return {id, title, domain, message, npu_alternative, severity, confidence, difficulty, effort_days};
+  }
 };
 
 }  // namespace migrate::rules

@@ -138,11 +138,12 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
 
 void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
   r.requireMap(m, "match");
-  static const std::vector<std::string> kinds{"api", "import", "method", "attribute", "keyword", "string"};
+  static const std::vector<std::string> kinds{"api",     "import", "method", "attribute",
+                                              "keyword", "string", "custom"};
   int found = 0;
   for (const auto& k : kinds) found += m[k] ? 1 : 0;
   if (found != 1)
-    r.fail(m, "match must have exactly one of: api, import, method, attribute, keyword, string");
+    r.fail(m, "match must have exactly one of: api, import, method, attribute, keyword, string, custom");
   if (m["api"]) {
     rule.kind = Rule::Kind::Api;
     readApi(r, m, rule);
@@ -177,6 +178,10 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
     rule.names = r.stringList(k["name"], "keyword.name");
     if (k["value"]) rule.keyword_value = pattern(r, k["value"], "keyword.value");
     if (k["callee"]) rule.keyword_callees = r.stringList(k["callee"], "keyword.callee");
+  } else if (m["custom"]) {
+    r.checkKeys(m, {"custom"}, "a custom match");
+    rule.kind = Rule::Kind::Custom;
+    rule.custom = r.string(m["custom"], "custom");
   } else {
     r.checkKeys(m, {"string"}, "a string match");
     rule.kind = Rule::Kind::String;
@@ -217,9 +222,15 @@ std::vector<Snippet> readSnippets(const Reader& r, const YAML::Node& list, const
     if (item.IsScalar()) {
       s.code = item.Scalar();
     } else {
-      r.checkKeys(item, {"code", "count", "lines"}, "a test snippet");
+      r.checkKeys(item, {"code", "count", "lines", "file", "files"}, "a test snippet");
       r.requireKeys(item, {"code"}, "a test snippet");
       s.code = r.string(item["code"], "code");
+      if (item["file"]) s.file = r.string(item["file"], "file");
+      if (const YAML::Node files = item["files"]) {
+        r.requireMap(files, "files");
+        for (auto it = files.begin(); it != files.end(); ++it)
+          s.others[it->first.Scalar()] = r.string(it->second, "files." + it->first.Scalar());
+      }
       if (item["count"]) s.count = static_cast<int>(r.integer(item["count"], "count"));
       if (item["lines"])
         for (const auto& l : item["lines"]) s.lines.push_back(static_cast<int>(r.integer(l, "lines")));

@@ -135,6 +135,8 @@ RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
       case Rule::Kind::String:
         strings_.push_back(&r);
         break;
+      case Rule::Kind::Custom:
+        break;  // the plugin's code reports these
     }
   }
 }

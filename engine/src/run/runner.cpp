@@ -38,21 +38,6 @@ std::string utcNow() {
   return buf;
 }
 
-class Context final : public sdk::PluginContext {
- public:
-  Context(std::string plugin, std::map<std::string, sdk::OptionValue> options,
-          std::shared_ptr<spdlog::logger> log)
-      : plugin_(std::move(plugin)), options_(std::move(options)), log_(std::move(log)) {}
-  const std::map<std::string, sdk::OptionValue>& options() const override { return options_; }
-  void logInfo(std::string_view m) const override { log_->info("[{}] {}", plugin_, m); }
-  void logWarning(std::string_view m) const override { log_->warn("[{}] {}", plugin_, m); }
-
- private:
-  std::string plugin_;
-  std::map<std::string, sdk::OptionValue> options_;
-  std::shared_ptr<spdlog::logger> log_;
-};
-
 std::shared_ptr<spdlog::logger> makeLogger(const fs::path& log_file, const RunOptions& options) {
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
   console->set_level(options.quiet ? spdlog::level::warn : spdlog::level::info);
@@ -141,7 +126,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     model.diagnostics.push_back({sdk::Severity::Warning, "plugin-refused", "", 0, refusal});
   }
   std::vector<ActivePlugin> active;
-  std::vector<std::unique_ptr<Context>> contexts;
+  std::vector<std::unique_ptr<sdk::PluginContext>> contexts;
   for (const auto& sel : spec.plugins) {
     if (!sel.enabled) continue;
     const LoadedPlugin* loaded = catalog->find(sel.name);
@@ -163,7 +148,13 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       persist(model, out, *log);
       return kExitUsage;
     }
-    contexts.push_back(std::make_unique<Context>(loaded->info.name, std::move(opts.value()), log));
+    contexts.push_back(
+        makePluginContext(*loaded, std::move(opts.value()), [log](bool warning, std::string_view m) {
+          if (warning)
+            log->warn("{}", m);
+          else
+            log->info("{}", m);
+        }));
     std::string failure;
     try {
       loaded->plugin->configure(*contexts.back());

@@ -53,6 +53,7 @@ std::filesystem::path defaultPluginDir();
 
 }  // namespace migrate
 
+#include <functional>
 #include <map>
 
 #include "migrate/engine/pipeline.hpp"
@@ -63,5 +64,11 @@ namespace migrate {
 /// wrong types are errors naming where they were written; undeclared defaults are filled in.
 Result<std::map<std::string, sdk::OptionValue>> resolveOptions(const PluginSelection& selection,
                                                                const sdk::PluginInfo& info);
+
+/// The context a plugin is configured with: its validated options, its rules' data, and a log
+/// function (`warning` true for warnings).
+std::unique_ptr<sdk::PluginContext> makePluginContext(
+    const LoadedPlugin& plugin, std::map<std::string, sdk::OptionValue> options,
+    std::function<void(bool warning, std::string_view message)> log);
 
 }  // namespace migrate

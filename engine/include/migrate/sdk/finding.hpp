@@ -72,6 +72,62 @@ inline const char* toString(Level l) {
   return "medium";
 }
 
+/// A rule's data as the plugin's rules/*.yaml declares it, for findings a plugin reports from
+/// its own code (rules with `match: {custom: ...}`).
+struct RuleInfo {
+  std::string id;
+  std::string title;
+  std::string domain;
+  std::string message;          ///< may hold {api}, {npu}, {value}, {note} placeholders
+  std::string npu_alternative;  ///< likewise
+  Severity severity = Severity::Warning;
+  Level confidence = Level::Medium;
+  Level difficulty = Level::Medium;
+  double effort_days = 0.0;
+};
+
+/// Replaces `{key}` by `vars[key]` for every key present in `vars`; other text is kept.
+inline std::string expandPlaceholders(const std::string& tmpl,
+                                      const std::map<std::string, std::string>& vars) {
+  std::string out;
+  for (std::size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl[i] == '{') {
+      const std::size_t close = tmpl.find('}', i);
+      if (close != std::string::npos) {
+        auto it = vars.find(tmpl.substr(i + 1, close - i - 1));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += tmpl[i];
+  }
+  return out;
+}
+
+/// A finding of `rule` at `range` of `file`, its message and alternative expanded with `vars`
+/// (plus {api} = `api` unless given).
+inline Finding findingFrom(const RuleInfo& rule, std::string file, const SourceRange& range, std::string api,
+                           std::string resolved_api = {}, std::map<std::string, std::string> vars = {}) {
+  vars.emplace("api", resolved_api.empty() ? api : resolved_api);
+  Finding f;
+  f.rule_id = rule.id;
+  f.domain = rule.domain;
+  f.file = std::move(file);
+  f.range = range;
+  f.api = std::move(api);
+  f.resolved_api = std::move(resolved_api);
+  f.message = expandPlaceholders(rule.message, vars);
+  f.npu_alternative = expandPlaceholders(rule.npu_alternative, vars);
+  f.severity = rule.severity;
+  f.confidence = rule.confidence;
+  f.difficulty = rule.difficulty;
+  f.effort_days = rule.effort_days;
+  return f;
+}
+
 /// Where plugins put their results. Implementations are thread-safe per call site: the host
 /// gives each worker its own sink.
 class FindingSink {

@@ -59,6 +59,9 @@ class MIGRATE_SDK_VISIBLE PluginContext {
   virtual ~PluginContext() = default;
   /// The validated options; every declared option is present (defaults filled in).
   virtual const std::map<std::string, OptionValue>& options() const = 0;
+  /// The data of one of this plugin's rules (any match kind); nullptr for an unknown id. Valid for
+  /// the plugin's lifetime.
+  virtual const RuleInfo* rule(std::string_view id) const = 0;
   virtual void logInfo(std::string_view message) const = 0;
   virtual void logWarning(std::string_view message) const = 0;
 };
