@@ -251,3 +251,68 @@ TEST(PythonFacts, NameUsesFollowVariables) {
 
 }  // namespace
 }  // namespace migrate::parse
+
+namespace migrate::parse {
+namespace {
+
+std::unique_ptr<PythonModule> parsed(const std::string& code) {
+  auto m = parsePython("m.py", code);
+  EXPECT_TRUE(m.ok());
+  return std::move(m.value());
+}
+
+TEST(PythonFacts, ASingleStarImportResolvesCalledBareNames) {
+  auto m = parsed("from pynvml import *\nnvmlInit()\nprint(len([]))\ndef local():\n    pass\nlocal()\n");
+  std::vector<std::string> callees;
+  for (const auto& c : m->calls()) callees.push_back(c.callee_resolved);
+  EXPECT_EQ(callees, (std::vector<std::string>{"pynvml.nvmlInit", "", "", ""}));
+  auto two = parsed("from a import *\nfrom b import *\nf()\n");
+  EXPECT_EQ(two->calls()[0].callee_resolved, "");
+}
+
+TEST(PythonFacts, OwnSelfAttributesAndStoresAreNotAttributeReads) {
+  auto m = parsed(
+      "class Loader:\n"
+      "    def __init__(self, device):\n"
+      "        self.is_cuda = device.type == 'npu'\n"
+      "    def run(self, x):\n"
+      "        return self.is_cuda and x.is_cuda\n");
+  std::vector<std::string> reads;
+  for (const auto& a : m->attributes())
+    if (a.name == "is_cuda") reads.push_back(a.receiver_written);
+  EXPECT_EQ(reads, (std::vector<std::string>{"x"}));
+}
+
+TEST(PythonFacts, IteratedResultsAreRecorded) {
+  auto m = parsed(
+      "import torch\n"
+      "a = '.'.join(str(x) for x in torch.cuda.get_device_capability(0))\n"
+      "b = list(map(str, torch.cuda.get_device_capability()))\n"
+      "for part in torch.cuda.get_device_capability():\n"
+      "    pass\n"
+      "cap = torch.cuda.get_device_capability()\n"
+      "c = sorted(cap)\n");
+  std::vector<sdk::ResultUse> uses;
+  for (const auto& c : m->calls())
+    if (c.callee_resolved == "torch.cuda.get_device_capability") uses.push_back(c.result_use);
+  EXPECT_EQ(uses, (std::vector<sdk::ResultUse>{sdk::ResultUse::Iterate, sdk::ResultUse::Iterate,
+                                               sdk::ResultUse::Iterate, sdk::ResultUse::None}));
+  bool cap_iterated = false;
+  for (const auto& u : m->nameUses()) cap_iterated |= u.name == "cap" && u.use == sdk::ResultUse::Iterate;
+  EXPECT_TRUE(cap_iterated);
+}
+
+TEST(PythonFacts, ReadsInsideMessageFStringsAreNotUsesButCallsAre) {
+  auto m = parsed(
+      "import torch, logging\n"
+      "logging.info(f\"{torch.backends.cuda.matmul.allow_tf32=} {torch.cuda.max_memory_allocated()}\")\n"
+      "flag = f\"{torch.backends.cudnn.benchmark}\"\n");
+  std::vector<std::string> refs;
+  for (const auto& r : m->references())
+    if (!r.resolved.empty()) refs.push_back(r.resolved);
+  EXPECT_EQ(refs,
+            (std::vector<std::string>{"torch.cuda.max_memory_allocated", "torch.backends.cudnn.benchmark"}));
+}
+
+}  // namespace
+}  // namespace migrate::parse

@@ -81,6 +81,9 @@ struct Symbols {
     typed_default_parameter = named(l, "typed_default_parameter");
     typed_parameter = named(l, "typed_parameter");
     wildcard_import = named(l, "wildcard_import");
+    for_statement = named(l, "for_statement");
+    for_in_clause = named(l, "for_in_clause");
+    augmented_assignment = named(l, "augmented_assignment");
     error = static_cast<TSSymbol>(-1);  // ts_builtin_sym_error
   }
   static TSSymbol named(const TSLanguage* l, const char* name) {
@@ -144,6 +147,9 @@ struct Symbols {
   TSSymbol typed_default_parameter = 0;
   TSSymbol typed_parameter = 0;
   TSSymbol wildcard_import = 0;
+  TSSymbol for_statement = 0;
+  TSSymbol for_in_clause = 0;
+  TSSymbol augmented_assignment = 0;
   TSSymbol error = 0;
 };
 
@@ -179,6 +185,7 @@ class FactExtractor {
     f_alias_ = field(language, "alias");
     f_module_name_ = field(language, "module_name");
     f_left_ = field(language, "left");
+    f_right_ = field(language, "right");
     f_superclasses_ = field(language, "superclasses");
     f_body_ = field(language, "body");
     f_key_ = field(language, "key");
@@ -250,6 +257,7 @@ class FactExtractor {
     stack_.push_back(n);
     const TSSymbol type = ts_node_symbol(n);
     bool descend = true;
+    bool message = false;
     if (type == sym_.error || ts_node_is_missing(n)) {
       if (m_.first_error_line_ == 0) m_.first_error_line_ = ts_node_start_point(n).row + 1;
     }
@@ -263,15 +271,19 @@ class FactExtractor {
     } else if (type == sym_.attribute || type == sym_.identifier) {
       onChainCandidate(n);
     } else if (type == sym_.string) {
-      if (!is(parentAt(0), sym_.concatenated_string)) onString(n);
+      if (!is(parentAt(0), sym_.concatenated_string)) message = onString(n);
     } else if (type == sym_.concatenated_string) {
-      onString(n);
+      message = onString(n);
     } else if (type == sym_.function_definition || type == sym_.class_definition) {
       onDefinition(n);
     }
     if (descend) {
+      // Inside a message f-string, plain reads (`{torch.backends.cuda.matmul.allow_tf32=}`) are
+      // not uses; calls still are (they run and can fail on NPU).
+      if (message) ++in_message_;
       uint32_t count = ts_node_child_count(n);
       for (uint32_t i = 0; i < count; ++i) visit(ts_node_child(n, i));
+      if (message) --in_message_;
     }
     if (!scopes_.empty() && scopes_.back().node_id == n.id) scopes_.pop_back();
     stack_.pop_back();
@@ -381,6 +393,15 @@ class FactExtractor {
   void onChainCandidate(TSNode n) {
     if (is(n, sym_.identifier) && !identifierIsExpression(n)) return;
     TSNode p = parentAt(0);
+    if (in_message_ > 0 && !isCallee(n)) return;
+    // `x.flag = …` stores an attribute: never a read of a library one (`x.is_cuda`), and
+    // `self.flag = …` marks `flag` as the project's own.
+    const bool store = is(n, sym_.attribute) && isAssignmentTarget(n);
+    if (store) {
+      std::vector<std::string_view> segs;
+      if (chainSegments(n, segs) && segs.size() == 2 && segs[0] == "self")
+        self_stores_.insert(std::string(segs[1]));
+    }
     if (is(n, sym_.identifier)) recordNameUse(n, p);
     // Only maximal chains: not the object of an enclosing attribute.
     if (is(p, sym_.attribute) && ts_node_eq(child(p, f_object_), n)) return;
@@ -403,10 +424,25 @@ class FactExtractor {
     if (isCallee(n)) {
       ref.fact.call = static_cast<int>(m_.calls_.size()) - 1;
       if (is(parentAt(1), sym_.decorator)) ref.fact.role = sdk::ReferenceFact::Role::Decorator;
-    } else if (is(n, sym_.attribute)) {
+    } else if (is(n, sym_.attribute) && !store) {
       ref.attribute_node = true;
     }
     pending_refs_.push_back(std::move(ref));
+  }
+
+  /// Whether the value `n` (whose parent is `p`, `up` levels above the visited node's parent) is
+  /// iterated: `for x in n`, `(… for x in n)`, `map(f, n)`, `list(n)`, `"".join(n)`, ….
+  bool iterates(TSNode n, TSNode p, std::size_t up) const {
+    if (is(p, sym_.for_statement) || is(p, sym_.for_in_clause)) return ts_node_eq(child(p, f_right_), n);
+    if (!is(p, sym_.argument_list)) return false;
+    TSNode call = parentAt(up + 1);
+    if (!is(call, sym_.call)) return false;
+    TSNode fn = child(call, f_function_);
+    static const std::unordered_set<std::string_view> kIterating{
+        "map",  "list", "tuple", "set", "sorted", "enumerate", "zip",
+        "iter", "sum",  "max",   "min", "any",    "all"};
+    if (is(fn, sym_.identifier)) return kIterating.count(text(fn)) != 0;
+    return is(fn, sym_.attribute) && text(child(fn, f_attribute_)) == "join";
   }
 
   /// `x is None`, `x != None`: a guard, not a use of the value.
@@ -427,7 +463,13 @@ class FactExtractor {
       if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern))
         use = sdk::ResultUse::TupleUnpack;
     }
+    if (use == sdk::ResultUse::None && iterates(n, p, 0)) use = sdk::ResultUse::Iterate;
     if (use != sdk::ResultUse::None) m_.name_uses_.push_back({std::string(text(n)), use, range(n)});
+  }
+
+  bool isAssignmentTarget(TSNode n) const {
+    TSNode p = parentAt(0);
+    return (is(p, sym_.assignment) || is(p, sym_.augmented_assignment)) && ts_node_eq(child(p, f_left_), n);
   }
 
   bool isCallee(TSNode n) const {
@@ -514,6 +556,8 @@ class FactExtractor {
       c.result_use = sdk::ResultUse::Subscript;
     } else if (is(p, sym_.comparison_operator) && !comparesWithNone(p)) {
       c.result_use = sdk::ResultUse::Compare;
+    } else if (iterates(call, p, up)) {
+      c.result_use = sdk::ResultUse::Iterate;
     } else if (is(p, sym_.assignment)) {
       TSNode left = child(p, f_left_);
       if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern))
@@ -550,7 +594,8 @@ class FactExtractor {
     return out;
   }
 
-  void onString(TSNode n) {
+  /// Records a string literal; true when it stands in a message position.
+  bool onString(TSNode n) {
     sdk::StringFact s;
     s.value = stringValue(n, s.fstring);
     s.range = range(n);
@@ -569,7 +614,7 @@ class FactExtractor {
     }
     if (ts_node_is_null(p)) {
       m_.strings_.push_back(std::move(s));
-      return;
+      return false;
     }
     const TSSymbol pt = ts_node_symbol(p);
     if (pt == sym_.expression_statement && !wrapped) {
@@ -619,7 +664,9 @@ class FactExtractor {
     } else if (pt == sym_.assert_statement || pt == sym_.raise_statement) {
       s.context = StringContext::Message;
     }
+    const bool message = s.context == StringContext::Message;
     m_.strings_.push_back(std::move(s));
+    return message;
   }
 
   /// Fills callee/method of a string argument and marks message calls.
@@ -725,6 +772,91 @@ class FactExtractor {
     return dot == std::string::npos ? it->second : it->second + written.substr(dot);
   }
 
+  /// The target of the file's only `from <absolute module> import *`, or empty.
+  std::string soleStarImport() const {
+    std::string target;
+    int count = 0;
+    for (const auto& imp : m_.imports_)
+      if (imp.star) {
+        ++count;
+        if (imp.level == 0) target = imp.target;
+      }
+    return count == 1 ? target : std::string();
+  }
+
+  /// A called bare name that nothing in the file binds and that is no builtin: with a single star
+  /// import, the name most likely comes from it (`from pynvml import *` … `nvmlInit()`).
+  bool fromStar(const std::string& name) const {
+    static const std::unordered_set<std::string_view> kBuiltins{"print",
+                                                                "len",
+                                                                "range",
+                                                                "int",
+                                                                "float",
+                                                                "str",
+                                                                "bool",
+                                                                "list",
+                                                                "dict",
+                                                                "set",
+                                                                "tuple",
+                                                                "isinstance",
+                                                                "issubclass",
+                                                                "super",
+                                                                "getattr",
+                                                                "setattr",
+                                                                "hasattr",
+                                                                "open",
+                                                                "min",
+                                                                "max",
+                                                                "sum",
+                                                                "any",
+                                                                "all",
+                                                                "sorted",
+                                                                "enumerate",
+                                                                "zip",
+                                                                "map",
+                                                                "filter",
+                                                                "type",
+                                                                "repr",
+                                                                "iter",
+                                                                "next",
+                                                                "abs",
+                                                                "round",
+                                                                "bytes",
+                                                                "id",
+                                                                "vars",
+                                                                "dir",
+                                                                "format",
+                                                                "callable",
+                                                                "object",
+                                                                "Exception",
+                                                                "ValueError",
+                                                                "RuntimeError",
+                                                                "TypeError",
+                                                                "KeyError",
+                                                                "NotImplementedError",
+                                                                "AssertionError",
+                                                                "ImportError",
+                                                                "property",
+                                                                "staticmethod",
+                                                                "classmethod",
+                                                                "reversed",
+                                                                "divmod",
+                                                                "pow",
+                                                                "hash",
+                                                                "input",
+                                                                "exit"};
+    if (name.find('.') != std::string::npos || kBuiltins.count(name)) return false;
+    for (const auto& d : m_.definitions_)
+      if (d.name == name) return false;
+    return bindings_.find(name) == bindings_.end();
+  }
+
+  /// `self.X` where the file itself assigns `self.X = …`: the project's own attribute.
+  bool ownSelfAttribute(const std::string& written) const {
+    return written.rfind("self.", 0) == 0 && written.find('.', 5) == std::string::npos &&
+           self_stores_.count(written.substr(5)) != 0;
+  }
+
   void resolve() {
     // A module-level def/class whose name an import also binds shadows the import when the
     // definition comes after the last import of that name.
@@ -741,8 +873,11 @@ class FactExtractor {
       for (auto& dec : d.decorators)
         if (auto r = resolveChain(dec); !r.empty()) dec = r;
     }
+    const std::string star = soleStarImport();
     for (auto& c : m_.calls_) {
       if (!c.callee_written.empty()) c.callee_resolved = resolveChain(c.callee_written);
+      if (c.callee_resolved.empty() && !star.empty() && fromStar(c.callee_written))
+        c.callee_resolved = star + "." + c.callee_written;
       if (!c.method.empty()) {
         const auto dot = c.callee_written.rfind('.');
         c.receiver_is_module =
@@ -759,9 +894,11 @@ class FactExtractor {
     }
     for (auto& pr : pending_refs_) {
       pr.fact.resolved = resolveChain(pr.fact.written);
+      if (pr.fact.resolved.empty() && pr.fact.call >= 0 && !star.empty() && fromStar(pr.fact.written))
+        pr.fact.resolved = star + "." + pr.fact.written;
       const bool keep =
           !pr.fact.resolved.empty() || pr.fact.call >= 0 || pr.fact.role != sdk::ReferenceFact::Role::Plain;
-      if (pr.attribute_node && pr.fact.resolved.empty()) {
+      if (pr.attribute_node && pr.fact.resolved.empty() && !ownSelfAttribute(pr.fact.written)) {
         // `x.is_cuda`: an attribute read on a value.
         const auto dot = pr.fact.written.rfind('.');
         sdk::AttributeFact a;
@@ -800,10 +937,12 @@ class FactExtractor {
   std::vector<std::pair<std::string, uint32_t>> local_defs_;
   std::unordered_map<std::string, std::string> bindings_;
   std::unordered_set<std::string> shadowed_;
+  std::unordered_set<std::string> self_stores_;
+  int in_message_ = 0;
   bool too_deep_ = false;
 
   TSFieldId f_object_, f_attribute_, f_function_, f_arguments_, f_name_, f_value_, f_alias_, f_module_name_,
-      f_left_, f_superclasses_, f_body_, f_key_;
+      f_right_, f_left_, f_superclasses_, f_body_, f_key_;
 };
 
 bool extractFacts(PythonModule& module, TSNode root, const TSLanguage* language) {

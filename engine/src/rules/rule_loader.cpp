@@ -80,10 +80,12 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
   }
   if (m["result_use"]) {
     for (const auto& u : m["result_use"]) {
-      const std::string s = r.choice(u, {"tuple_unpack", "subscript", "compare", "attribute"}, "result_use");
+      const std::string s =
+          r.choice(u, {"tuple_unpack", "subscript", "compare", "attribute", "iterate"}, "result_use");
       rule.result_use.push_back(s == "tuple_unpack" ? sdk::ResultUse::TupleUnpack
                                 : s == "subscript"  ? sdk::ResultUse::Subscript
                                 : s == "compare"    ? sdk::ResultUse::Compare
+                                : s == "iterate"    ? sdk::ResultUse::Iterate
                                                     : sdk::ResultUse::Attribute);
     }
   }

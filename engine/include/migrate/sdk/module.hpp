@@ -37,7 +37,8 @@ struct ArgumentFact {
 };
 
 /// How the value returned by a call is used right where the call stands.
-enum class ResultUse { None, TupleUnpack, Subscript, Compare, Attribute };
+/// Iterate: looped over, or passed to map/list/tuple/sorted/zip/enumerate/join and the like.
+enum class ResultUse { None, TupleUnpack, Subscript, Compare, Attribute, Iterate };
 
 /// A maximal dotted chain rooted at a name: `torch.cuda.synchronize`, `tc.Stream`, `self.x`.
 struct ReferenceFact {
