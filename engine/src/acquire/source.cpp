@@ -20,6 +20,7 @@ std::string headCommit(git_repository* repo) {
 struct CloneProgress {
   const std::function<void(const std::string&)>* sink;
   unsigned last_percent = 101;
+  int credential_attempts = 0;
 };
 
 int onTransfer(const git_indexer_progress* stats, void* payload) {
@@ -32,6 +33,18 @@ int onTransfer(const git_indexer_progress* stats, void* payload) {
                " objects");
   }
   return 0;
+}
+
+/// Credentials for ssh URLs (the user's ssh-agent) and for hosts that accept default
+/// credentials; gives up after a few refusals instead of looping.
+int onCredentials(git_credential** out, const char* /*url*/, const char* username_from_url,
+                  unsigned int allowed_types, void* payload) {
+  auto* p = static_cast<CloneProgress*>(payload);
+  if (++p->credential_attempts > 3) return GIT_EAUTH;
+  if ((allowed_types & GIT_CREDENTIAL_SSH_KEY) != 0)
+    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
+  if ((allowed_types & GIT_CREDENTIAL_DEFAULT) != 0) return git_credential_default_new(out);
+  return GIT_PASSTHROUGH;
 }
 
 /// Checks out `ref` (remote branch, tag, or commit) detached.
@@ -96,11 +109,14 @@ Result<SourceInfo> acquireSource(const SourceSpec& source, const fs::path& work_
   CloneProgress cp{&progress};
   git_clone_options opts = GIT_CLONE_OPTIONS_INIT;
   opts.fetch_opts.callbacks.transfer_progress = onTransfer;
+  opts.fetch_opts.callbacks.credentials = onCredentials;
   opts.fetch_opts.callbacks.payload = &cp;
   git_repository* repo = nullptr;
   if (git_clone(&repo, source.url.c_str(), dest.c_str(), &opts) != 0)
-    return makeError("cannot clone " + source.url + ": " + git::lastError() +
-                     "; check the URL, network access and credentials");
+    return makeError(
+        "cannot clone " + source.url + ": " + git::lastError() +
+        (cp.credential_attempts > 3 ? " (authentication failed: load a key into ssh-agent)" : "") +
+        "; check the URL, network access and credentials");
   git::Repository owned(repo);
   if (!source.ref.empty()) {
     if (auto st = checkoutRef(repo, source.ref); !st)
