@@ -31,9 +31,7 @@ class DevicePlugin final : public Plugin {
   }
 
   std::vector<RuleSource> ruleSources() const override {
-    std::vector<RuleSource> sources;
-    for (const char* file : kRuleFiles) sources.push_back({file, migrateEmbeddedRule(file)});
-    return sources;
+    return embeddedRuleSources(kRuleFiles, migrateEmbeddedRule);
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 namespace migrate::rules {
 namespace {
@@ -17,53 +18,13 @@ struct Subject {
   const ApiEntry* entry = nullptr;
 };
 
-std::string expand(const std::string& tmpl, const Subject& s) {
-  std::string out;
-  out.reserve(tmpl.size() + 32);
-  for (std::size_t i = 0; i < tmpl.size(); ++i) {
-    if (tmpl[i] == '{') {
-      const std::size_t close = tmpl.find('}', i);
-      if (close != std::string::npos) {
-        const std::string key = tmpl.substr(i + 1, close - i - 1);
-        bool known = true;
-        if (key == "api")
-          out += s.resolved.empty() ? s.written : s.resolved;
-        else if (key == "written")
-          out += s.written;
-        else if (key == "value")
-          out += s.value;
-        else if (key == "npu")
-          out += s.entry ? s.entry->npu : std::string();
-        else if (key == "note")
-          out += (s.entry && !s.entry->note.empty()) ? " " + s.entry->note : "";
-        else
-          known = false;
-        if (known) {
-          i = close;
-          continue;
-        }
-      }
-    }
-    out += tmpl[i];
-  }
-  return out;
-}
-
+/// A finding of `rule` with the placeholders {api}, {written}, {value}, {npu}, {note} filled in.
 Finding makeFinding(const Rule& rule, const sdk::Module& module, const SourceRange& range, const Subject& s) {
-  Finding f;
-  f.rule_id = rule.id;
-  f.domain = rule.domain;
-  f.file = std::string(module.path());
-  f.range = range;
-  f.api = s.written;
-  f.resolved_api = s.resolved;
-  f.message = expand(rule.message, s);
-  f.npu_alternative = expand(rule.npu_alternative, s);
-  f.severity = rule.severity;
-  f.confidence = rule.confidence;
-  f.difficulty = rule.difficulty;
-  f.effort_days = rule.effort_days;
-  return f;
+  std::map<std::string, std::string> vars{{"written", s.written}, {"value", s.value}};
+  vars["npu"] = s.entry ? s.entry->npu : std::string();
+  vars["note"] = s.entry && !s.entry->note.empty() ? " " + s.entry->note : std::string();
+  return sdk::findingFrom(rule.info(), std::string(module.path()), range, s.written, s.resolved,
+                          std::move(vars));
 }
 
 bool isIdentChar(char c) {

@@ -54,6 +54,17 @@ struct OptionValue {
   double asNumber() const { return std::stod(scalar); }
 };
 
+/// The rule sources of files embedded with migrate_add_plugin, in the order listed; `lookup` is
+/// the generated migrateEmbeddedRule. Empty names are skipped.
+template <std::size_t N>
+std::vector<RuleSource> embeddedRuleSources(const char* const (&files)[N],
+                                            std::string_view (*lookup)(std::string_view)) {
+  std::vector<RuleSource> sources;
+  for (const char* file : files)
+    if (file && *file) sources.push_back({file, lookup(file)});
+  return sources;
+}
+
 class MIGRATE_SDK_VISIBLE PluginContext {
  public:
   virtual ~PluginContext() = default;
