@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "parse/python_parser.hpp"
 
@@ -312,6 +313,27 @@ TEST(PythonFacts, ReadsInsideMessageFStringsAreNotUsesButCallsAre) {
     if (!r.resolved.empty()) refs.push_back(r.resolved);
   EXPECT_EQ(refs, (std::vector<std::string>{"logging.info", "torch.cuda.max_memory_allocated",
                                             "torch.backends.cudnn.benchmark"}));
+}
+
+}  // namespace
+}  // namespace migrate::parse
+
+namespace migrate::parse {
+namespace {
+
+TEST(PythonFacts, FormattedLogStringsAreMessagesAndReturnsHaveAPosition) {
+  auto m = parsePython("m.py",
+                       "import logging\n"
+                       "logging.info(\"CUDA_VISIBLE_DEVICES = {}\".format(v))\n"
+                       "def backend():\n"
+                       "    return \"nccl\"\n"
+                       "x = \"cuda:{}\".format(rank)\n");
+  ASSERT_TRUE(m.ok());
+  std::map<std::string, sdk::StringContext> ctx;
+  for (const auto& s : (*m)->strings()) ctx[s.value] = s.context;
+  EXPECT_EQ(ctx["CUDA_VISIBLE_DEVICES = {}"], sdk::StringContext::Message);
+  EXPECT_EQ(ctx["nccl"], sdk::StringContext::Return);
+  EXPECT_EQ(ctx["cuda:{}"], sdk::StringContext::Assignment);
 }
 
 }  // namespace

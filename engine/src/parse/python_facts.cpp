@@ -84,6 +84,7 @@ struct Symbols {
     for_statement = named(l, "for_statement");
     for_in_clause = named(l, "for_in_clause");
     augmented_assignment = named(l, "augmented_assignment");
+    return_statement = named(l, "return_statement");
     error = static_cast<TSSymbol>(-1);  // ts_builtin_sym_error
   }
   static TSSymbol named(const TSLanguage* l, const char* name) {
@@ -150,6 +151,7 @@ struct Symbols {
   TSSymbol for_statement = 0;
   TSSymbol for_in_clause = 0;
   TSSymbol augmented_assignment = 0;
+  TSSymbol return_statement = 0;
   TSSymbol error = 0;
 };
 
@@ -604,13 +606,20 @@ class FactExtractor {
     TSNode cur = n;
     TSNode p = parentAt(0);
     bool wrapped = false;
-    while (!ts_node_is_null(p) &&
-           (is(p, sym_.parenthesized_expression) || is(p, sym_.conditional_expression) ||
-            is(p, sym_.boolean_operator) || is(p, sym_.tuple) || is(p, sym_.list) || is(p, sym_.set) ||
-            is(p, sym_.binary_operator) || is(p, sym_.expression_list))) {
+    while (!ts_node_is_null(p)) {
+      if (is(p, sym_.parenthesized_expression) || is(p, sym_.conditional_expression) ||
+          is(p, sym_.boolean_operator) || is(p, sym_.tuple) || is(p, sym_.list) || is(p, sym_.set) ||
+          is(p, sym_.binary_operator) || is(p, sym_.expression_list)) {
+        cur = p;
+        p = parentAt(++up);
+      } else if (isFormatCall(p, up)) {  // "...{}".format(x): the call stands for the string
+        cur = parentAt(up + 1);
+        up += 2;
+        p = parentAt(up);
+      } else {
+        break;
+      }
       wrapped = true;
-      cur = p;
-      p = parentAt(++up);
     }
     if (ts_node_is_null(p)) {
       m_.strings_.push_back(std::move(s));
@@ -661,12 +670,20 @@ class FactExtractor {
         s.callee = chainText(child(p, f_value_));
         pending_string_callees_.push_back(m_.strings_.size());
       }
+    } else if (pt == sym_.return_statement) {
+      s.context = StringContext::Return;
     } else if (pt == sym_.assert_statement || pt == sym_.raise_statement) {
       s.context = StringContext::Message;
     }
     const bool message = s.context == StringContext::Message;
     m_.strings_.push_back(std::move(s));
     return message;
+  }
+
+  /// Whether `p` (the string's parent, `up` levels above) is `<string>.format` called right away.
+  bool isFormatCall(TSNode p, std::size_t up) const {
+    return is(p, sym_.attribute) && text(child(p, f_attribute_)) == "format" &&
+           is(parentAt(up + 1), sym_.call) && ts_node_eq(child(parentAt(up + 1), f_function_), p);
   }
 
   /// Fills callee/method of a string argument and marks message calls.

@@ -35,7 +35,7 @@ struct ArgConstraint {
 };
 
 struct StringPosition {
-  enum class Kind { Keyword, ArgOf, MethodArgOf, Compare, AssignTo, SubscriptOf };
+  enum class Kind { Keyword, ArgOf, MethodArgOf, Compare, AssignTo, SubscriptOf, Returned };
   Kind kind = Kind::Compare;
   std::vector<std::string> names;    ///< keywords, callees, methods or subscripted chains
   std::vector<std::string> callees;  ///< Keyword: optional restriction of the call

@@ -94,8 +94,9 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
 }
 
 StringPosition readPosition(const Reader& r, const YAML::Node& n) {
-  r.checkKeys(n, {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to", "subscript_of"},
-              "a string position");
+  r.checkKeys(
+      n, {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to", "subscript_of", "returned"},
+      "a string position");
   StringPosition p;
   int kinds = 0;
   if (n["keyword"]) {
@@ -127,6 +128,12 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
   if (n["subscript_of"]) {
     p.kind = StringPosition::Kind::SubscriptOf;
     p.names = r.stringList(n["subscript_of"], "subscript_of");
+    ++kinds;
+  }
+  if (n["returned"]) {
+    if (!r.boolean(n["returned"], "returned"))
+      r.fail(n["returned"], "returned: false means nothing; remove it");
+    p.kind = StringPosition::Kind::Returned;
     ++kinds;
   }
   if (kinds != 1)

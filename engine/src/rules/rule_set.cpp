@@ -277,6 +277,8 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
       return s.context == C::Assignment && p.target && p.target->search(s.name);
     case K::SubscriptOf:
       return s.context == C::Subscript && contains(p.names, s.callee);
+    case K::Returned:
+      return s.context == C::Return;
   }
   return false;
 }

@@ -89,6 +89,7 @@ enum class StringContext {
   Compare,
   Assignment,  ///< name = the target (also a parameter's default value)
   Subscript,   ///< callee = the subscripted chain (e.g. os.environ)
+  Return,      ///< the value of a return statement
 };
 
 struct StringFact {
