@@ -1,6 +1,11 @@
-// The distributed plugin: process groups and backends, NCCL environment, DDP/FSDP/DataParallel, collectives,
-// device meshes. Rules are data (rules/*.yaml); see README.md for one entry per rule id.
+// The distributed plugin: process groups and backends, NCCL environment, DDP/FSDP/DataParallel,
+// collectives, device meshes. Most of it is data (rules/*.yaml); the C++ checks in
+// distributed_checks.hpp cover what a rule cannot say. See README.md for one entry per rule id.
 
+#include <stdexcept>
+#include <string>
+
+#include "distributed_checks.hpp"
 #include "distributed_embedded_rules.hpp"
 #include "migrate/sdk/plugin.hpp"
 
@@ -10,7 +15,11 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "",  // (none yet)
+    "rules/backend.yaml",      // DIST-001..007
+    "rules/environment.yaml",  // DIST-008..011
+    "rules/parallel.yaml",     // DIST-012..018
+    "rules/collectives.yaml",  // DIST-019..023
+    "rules/device_mesh.yaml",  // DIST-024..025
 };
 
 class DistributedPlugin final : public Plugin {
@@ -25,11 +34,45 @@ class DistributedPlugin final : public Plugin {
   }
 
   std::vector<RuleSource> ruleSources() const override {
-    std::vector<RuleSource> sources;
-    for (const char* file : kRuleFiles)
-      if (*file) sources.push_back({file, migrateEmbeddedRule(file)});
-    return sources;
+    return embeddedRuleSources(kRuleFiles, migrateEmbeddedRule);
   }
+
+  void configure(const PluginContext& context) override {
+    auto need = [&](const char* id) {
+      const RuleInfo* rule = context.rule(id);
+      if (rule == nullptr)
+        throw std::runtime_error(std::string("rule ") + id + " is missing from the rule files");
+      return rule;
+    };
+    rules_.nccl_backend = need("DIST-001");
+    rules_.variable_backend = need("DIST-004");
+    rules_.default_backend = need("DIST-005");
+    rules_.env_ifname = need("DIST-008");
+    rules_.env_errors = need("DIST-009");
+    rules_.env_debug = need("DIST-010");
+    rules_.env_other = need("DIST-011");
+    rules_.data_parallel = need("DIST-012");
+    rules_.local_rank = need("DIST-025");
+    rules_.nccl_other = need("DIST-026");
+    configured_ = true;
+  }
+
+  void analyzeModule(const Module& module, FindingSink& sink) const override {
+    if (!configured_) return;
+    distributed::checkBackendStrings(module, rules_, sink);
+    distributed::checkInitProcessGroup(module, rules_, sink);
+    distributed::checkDataParallelBases(module, rules_, sink);
+    distributed::checkLocalRankDevice(module, rules_, sink);
+  }
+
+  void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
+    if (!configured_) return;
+    distributed::checkScriptEnvironment(workspace, rules_, sink);
+  }
+
+ private:
+  distributed::RuleTable rules_;
+  bool configured_ = false;
 };
 
 }  // namespace

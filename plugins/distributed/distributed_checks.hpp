@@ -1,0 +1,53 @@
+#pragma once
+// The checks of the distributed plugin that rules cannot express. Each reports findings of a
+// rule declared with `match: {custom: ...}` (or shares the id of a data rule), built from the
+// rule's data with sdk::findingFrom.
+
+#include <string>
+#include <string_view>
+
+#include "migrate/sdk/plugin.hpp"
+
+namespace distributed {
+
+/// The rule data the checks report with; every pointer is set by configure().
+struct RuleTable {
+  const migrate::sdk::RuleInfo* nccl_backend = nullptr;      ///< DIST-001 (positions beyond its data)
+  const migrate::sdk::RuleInfo* variable_backend = nullptr;  ///< DIST-004
+  const migrate::sdk::RuleInfo* default_backend = nullptr;   ///< DIST-005
+  const migrate::sdk::RuleInfo* env_ifname = nullptr;        ///< DIST-008
+  const migrate::sdk::RuleInfo* env_errors = nullptr;        ///< DIST-009
+  const migrate::sdk::RuleInfo* env_debug = nullptr;         ///< DIST-010
+  const migrate::sdk::RuleInfo* env_other = nullptr;         ///< DIST-011
+  const migrate::sdk::RuleInfo* data_parallel = nullptr;     ///< DIST-012
+  const migrate::sdk::RuleInfo* local_rank = nullptr;        ///< DIST-025
+  const migrate::sdk::RuleInfo* nccl_other = nullptr;        ///< DIST-026
+};
+
+/// DIST-001 where its data cannot reach (keywords named like *backend*, comparisons with
+/// lower-case "nccl", Literal entries, `return "nccl"`) and DIST-026 for the other "nccl" strings.
+void checkBackendStrings(const migrate::sdk::Module& module, const RuleTable& rules,
+                         migrate::sdk::FindingSink& sink);
+
+/// DIST-004 / DIST-005: init_process_group whose backend is a variable that cannot be traced to a
+/// string literal in this file, comes from **kwargs, or is missing.
+void checkInitProcessGroup(const migrate::sdk::Module& module, const RuleTable& rules,
+                           migrate::sdk::FindingSink& sink);
+
+/// DIST-012 for classes derived from nn.DataParallel (the data rule matches only calls).
+void checkDataParallelBases(const migrate::sdk::Module& module, const RuleTable& rules,
+                            migrate::sdk::FindingSink& sink);
+
+/// DIST-025: LOCAL_RANK read and used as a device index; one finding per file.
+void checkLocalRankDevice(const migrate::sdk::Module& module, const RuleTable& rules,
+                          migrate::sdk::FindingSink& sink);
+
+/// DIST-008..011 in shell launch scripts and Dockerfiles.
+void checkScriptEnvironment(const migrate::sdk::WorkspaceView& workspace, const RuleTable& rules,
+                            migrate::sdk::FindingSink& sink);
+
+/// Which environment rule an NCCL variable name belongs to (the same split as
+/// rules/environment.yaml); nullptr when the name is not an NCCL variable.
+const migrate::sdk::RuleInfo* environmentRule(std::string_view name, const RuleTable& rules);
+
+}  // namespace distributed

@@ -1,0 +1,133 @@
+// DIST-008..011 in launch scripts: NCCL_* / TORCH_NCCL_* variables set or read in shell scripts
+// (*.sh, *.bash) and Dockerfiles. Comments and echo/printf lines are prose, not settings.
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "distributed_checks.hpp"
+#include "migrate/sdk/text_position.hpp"
+
+namespace distributed {
+namespace {
+
+using namespace migrate::sdk;
+
+bool isScript(const FileEntry& file) {
+  if (file.language == Language::Shell) return true;
+  const std::string& p = file.path;
+  const std::size_t slash = p.rfind('/');
+  const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  const auto ends = [&](const char* suffix) {
+    const std::string s(suffix);
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return name == "Dockerfile" || name.rfind("Dockerfile.", 0) == 0 || ends(".dockerfile") || ends(".zsh");
+}
+
+/// Length of the part of `line` before a comment: a '#' at the start or after white space,
+/// outside quotes.
+std::size_t codeLength(std::string_view line) {
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\' && quote == '"') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+      return i;
+    }
+  }
+  return line.size();
+}
+
+/// `echo ...`, `printf ...`: output text, not settings (also after `RUN` in a Dockerfile).
+bool isOutputCommand(std::string_view code) {
+  static const std::regex kOutput(R"(^\s*(RUN\s+)?(echo|printf)(\s|$))");
+  return std::regex_search(std::string(code), kOutput);
+}
+
+/// The edits renaming every occurrence of `name` on the line (NCCL → HCCL inside the name).
+void renameAll(std::string_view code, std::uint32_t line_offset, const std::string& name, Finding& f) {
+  const std::size_t nccl = name.find("NCCL");
+  for (std::size_t pos = code.find(name); pos != std::string_view::npos; pos = code.find(name, pos + 1)) {
+    const std::size_t end = pos + name.size();
+    const bool before =
+        pos == 0 || !(std::isalnum(static_cast<unsigned char>(code[pos - 1])) || code[pos - 1] == '_');
+    const bool after =
+        end >= code.size() || !(std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_');
+    if (!before || !after) continue;
+    const auto at = static_cast<std::uint32_t>(line_offset + pos + nccl);
+    f.edits.push_back({at, at + 4, "HCCL"});
+  }
+}
+
+void scanScript(const std::string& path, const std::string& text, const RuleTable& rules, FindingSink& sink) {
+  static const std::regex kVariable(R"((^|[^\w])((TORCH_)?NCCL_[A-Z0-9_]+))");
+  const LineIndex index(text);
+  std::size_t offset = 0;
+  while (offset <= text.size()) {
+    std::size_t end = text.find('\n', offset);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line = std::string_view(text).substr(offset, end - offset);
+    const std::string code(line.substr(0, codeLength(line)));
+    if (!isOutputCommand(code)) {
+      std::vector<std::string> seen;
+      for (auto it = std::sregex_iterator(code.begin(), code.end(), kVariable); it != std::sregex_iterator();
+           ++it) {
+        const std::string name = (*it)[2].str();
+        if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+        seen.push_back(name);
+        const RuleInfo* rule = environmentRule(name, rules);
+        if (rule == nullptr) continue;
+        const auto start = static_cast<std::uint32_t>(offset + static_cast<std::size_t>(it->position(2)));
+        const SourceRange range = index.range(start, start + static_cast<std::uint32_t>(name.size()));
+        Finding f = findingFrom(*rule, path, range, name, {}, {{"value", name}});
+        f.details["variable"] = name;
+        f.details["file_kind"] = "script";
+        if (rule == rules.env_ifname || rule == rules.env_errors)
+          renameAll(code, static_cast<std::uint32_t>(offset), name, f);
+        sink.report(std::move(f));
+      }
+    }
+    if (end == text.size()) break;
+    offset = end + 1;
+  }
+}
+
+}  // namespace
+
+const RuleInfo* environmentRule(std::string_view name, const RuleTable& rules) {
+  static const std::regex kIfname(R"(^NCCL_SOCKET_IFNAME$)");
+  static const std::regex kErrors(R"(^(TORCH_)?NCCL_(ASYNC_ERROR_HANDLING|BLOCKING_WAIT|DESYNC_DEBUG)$)");
+  static const std::regex kDebug(R"(^NCCL_DEBUG(_SUBSYS|_FILE)?$)");
+  static const std::regex kAny(R"(^(TORCH_)?NCCL_[A-Z0-9_]+$)");
+  // Build and install variables (the NCCL package itself belongs to the deps domain).
+  static const std::regex kInstall(
+      R"(^(TORCH_)?NCCL_(VERSION|VER|HOME|ROOT|ROOT_DIR|DIR|INCLUDE|INCLUDE_DIR|LIB|LIB_DIR|LIBRARY|LIBRARIES|PATH)$)");
+  const std::string n(name);
+  if (std::regex_match(n, kIfname)) return rules.env_ifname;
+  if (std::regex_match(n, kErrors)) return rules.env_errors;
+  if (std::regex_match(n, kDebug)) return rules.env_debug;
+  if (std::regex_match(n, kInstall)) return nullptr;
+  if (std::regex_match(n, kAny)) return rules.env_other;
+  return nullptr;
+}
+
+void checkScriptEnvironment(const WorkspaceView& workspace, const RuleTable& rules, FindingSink& sink) {
+  for (const FileEntry& file : workspace.files()) {
+    if (!isScript(file)) continue;
+    const auto text = workspace.read(file.path);
+    if (!text || text->find("NCCL_") == std::string::npos) continue;
+    scanScript(file.path, *text, rules, sink);
+  }
+}
+
+}  // namespace distributed
