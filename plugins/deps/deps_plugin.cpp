@@ -1,17 +1,137 @@
 // The deps plugin: third-party dependencies: requirements, setup.py/cfg, pyproject, environment.yml,
-// Dockerfiles, NVIDIA-only imports. Rules are data (rules/*.yaml); see README.md for one entry per rule id.
+// Dockerfiles, NVIDIA-only imports. Imports are rules (data, rules/imports.yaml); the manifests are
+// read here and every dependency gets a verdict from the compatibility table
+// (data/compatibility.yaml). See README.md for one entry per rule id and the details keys.
 
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "compat_table.hpp"
 #include "deps_embedded_rules.hpp"
+#include "manifest.hpp"
 #include "migrate/sdk/plugin.hpp"
 
 namespace {
 
 using namespace migrate::sdk;
+using deps::DependencyUse;
+using deps::Manifests;
+using deps::Verdict;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "",  // (none yet)
+    "rules/dependencies.yaml",       // DEP-001..008
+    "rules/build_environment.yaml",  // DEP-009..011
+    "rules/imports.yaml",            // DEP-012..023
 };
+
+/// The rules this plugin's code reports.
+enum RuleIndex {
+  kCompatible,
+  kTorch,
+  kTorchUnpaired,
+  kNeedsReplacement,
+  kUnsupported,
+  kNotInvolved,
+  kUnknown,
+  kCudaBuild,
+  kCudaIndex,
+  kCudaImage,
+  kCudaEnvironment,
+  kRuleCount
+};
+constexpr const char* kRuleIds[kRuleCount] = {"DEP-001", "DEP-002", "DEP-003", "DEP-004",
+                                              "DEP-005", "DEP-006", "DEP-007", "DEP-008",
+                                              "DEP-009", "DEP-010", "DEP-011"};
+
+/// CUDA settings of container images and what replaces them on an Ascend host.
+struct EnvironmentEntry {
+  std::string_view name;
+  std::string_view replacement;
+};
+constexpr EnvironmentEntry kCudaSettings[] = {
+    {"CUDA_HOME", "ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME, set by sourcing CANN's set_env.sh"},
+    {"CUDA_PATH", "ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME, set by sourcing CANN's set_env.sh"},
+    {"CUDA_ROOT", "ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME, set by sourcing CANN's set_env.sh"},
+    {"CUDA_TOOLKIT_ROOT_DIR", "ASCEND_HOME_PATH / ASCEND_TOOLKIT_HOME, set by sourcing CANN's set_env.sh"},
+    {"CUDACXX", "remove it (there is no nvcc; NPU kernels are built with CANN's toolchain)"},
+    {"TORCH_CUDA_ARCH_LIST", "remove it (GPU architectures mean nothing on an NPU)"},
+    {"FORCE_CUDA", "remove it (it forces CUDA extension builds)"},
+    {"CUDA_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES"},
+    {"NVIDIA_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES (Ascend Docker Runtime)"},
+    {"NVIDIA_DRIVER_CAPABILITIES", "remove it (NVIDIA container runtime setting)"},
+    {"NVIDIA_REQUIRE_CUDA", "remove it (NVIDIA container runtime setting)"},
+};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// `a/b/../c` → `a/c`; nothing when the path leaves the repository.
+std::optional<std::string> normalizePath(const std::string& dir, const std::string& rel) {
+  if (!rel.empty() && rel[0] == '/') return std::nullopt;
+  std::vector<std::string> parts;
+  auto push = [&](const std::string& p) -> bool {
+    std::size_t b = 0;
+    for (std::size_t i = 0; i <= p.size(); ++i) {
+      if (i < p.size() && p[i] != '/') continue;
+      const std::string seg = p.substr(b, i - b);
+      b = i + 1;
+      if (seg.empty() || seg == ".") continue;
+      if (seg == "..") {
+        if (parts.empty()) return false;
+        parts.pop_back();
+        continue;
+      }
+      parts.push_back(seg);
+    }
+    return true;
+  };
+  if (!push(dir) || !push(rel)) return std::nullopt;
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
+  return out;
+}
+
+std::string dirOf(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+/// True for a base image that ships the CUDA stack.
+bool isCudaImage(const std::string& ref, std::string& kind) {
+  const std::string r = lower(ref);
+  std::string repo = r.substr(0, r.find('@'));
+  std::string tag;
+  const auto colon = repo.rfind(':');
+  if (colon != std::string::npos && repo.find('/', colon) == std::string::npos) {
+    tag = repo.substr(colon + 1);
+    repo = repo.substr(0, colon);
+  }
+  if (repo.find("nvidia/cuda") != std::string::npos) {
+    kind = "nvidia/cuda";
+    return true;
+  }
+  if (repo.rfind("nvcr.io/nvidia/", 0) == 0) {
+    kind = "NGC";
+    return true;
+  }
+  if (repo == "pytorch/pytorch" || repo == "docker.io/pytorch/pytorch") {
+    kind = "pytorch/pytorch";
+    return true;
+  }
+  static const std::regex gpu(R"((^|[-_./:])gpu($|[-_./:]))");
+  if (!deps::cudaTag(tag).empty() || !deps::cudaTag(repo).empty() || std::regex_search(r, gpu)) {
+    kind = "CUDA image";
+    return true;
+  }
+  return false;
+}
 
 class DepsPlugin final : public Plugin {
  public:
@@ -25,11 +145,378 @@ class DepsPlugin final : public Plugin {
   }
 
   std::vector<RuleSource> ruleSources() const override {
-    std::vector<RuleSource> sources;
-    for (const char* file : kRuleFiles)
-      if (*file) sources.push_back({file, migrateEmbeddedRule(file)});
-    return sources;
+    return embeddedRuleSources(kRuleFiles, migrateEmbeddedRule);
   }
+
+  void configure(const PluginContext& context) override {
+    for (int i = 0; i < kRuleCount; ++i) {
+      rules_[i] = context.rule(kRuleIds[i]);
+      if (!rules_[i])
+        throw std::runtime_error(std::string("rule ") + kRuleIds[i] + " is missing from the rule files");
+    }
+  }
+
+  void analyzeModule(const Module& module, FindingSink& sink) const override {
+    const std::string_view path = module.path();
+    const auto slash = path.rfind('/');
+    if (path.substr(slash == std::string_view::npos ? 0 : slash + 1) != "setup.py") return;
+    Manifests m;
+    deps::readSetupPy(module, m);
+    report(m, {{std::string(path), std::string(module.source())}}, sink);
+  }
+
+  void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
+    Manifests m;
+    std::map<std::string, std::string> texts;  // files read, for fixes
+    std::set<std::string> files;
+    for (const FileEntry& f : workspace.files()) files.insert(f.path);
+    std::set<std::string> done;
+    auto read = [&](const std::string& path, deps::ManifestKind kind) {
+      if (kind == deps::ManifestKind::None || !done.insert(path).second) return;
+      auto text = workspace.read(path);
+      if (!text) return;
+      switch (kind) {
+        case deps::ManifestKind::Requirements:
+        case deps::ManifestKind::Constraints:
+          deps::readRequirementsFile(path, *text, kind == deps::ManifestKind::Constraints, m);
+          break;
+        case deps::ManifestKind::SetupCfg:
+          deps::readSetupCfg(path, *text, m);
+          break;
+        case deps::ManifestKind::Pyproject:
+          deps::readPyproject(path, *text, m);
+          break;
+        case deps::ManifestKind::CondaEnvironment:
+          deps::readCondaEnvironment(path, *text, m);
+          break;
+        case deps::ManifestKind::Dockerfile:
+          deps::readDockerfile(path, *text, m);
+          break;
+        case deps::ManifestKind::Shell:
+          deps::readShellScript(path, *text, m);
+          break;
+        case deps::ManifestKind::None:
+          return;
+      }
+      texts[path] = std::move(*text);
+    };
+    for (const FileEntry& f : workspace.files()) {
+      read(f.path, deps::manifestKind(f.path));
+      const auto slash = f.path.rfind('/');
+      if (f.path.substr(slash == std::string::npos ? 0 : slash + 1) == "setup.py")
+        if (auto text = workspace.read(f.path)) {
+          static const std::regex name(R"(\bname\s*=\s*["']([A-Za-z0-9][A-Za-z0-9._-]*)["'])");
+          std::smatch found;
+          if (std::regex_search(*text, found, name)) m.self_names.insert(deps::normalizeName(found[1].str()));
+        }
+    }
+    // Includes (-r, -c, file:) are read as requirements files, wherever they are and whatever
+    // their name; the list grows while included files are read.
+    for (std::size_t i = 0; i < m.includes.size(); ++i) {
+      const deps::IncludeRef inc = m.includes[i];
+      if (inc.path.find_first_of("${") != std::string::npos) continue;  // set at run time
+      if (inc.path.find("://") != std::string::npos) {
+        m.diagnostics.push_back(
+            {Severity::Info, "include-remote", inc.from, inc.line,
+             "requirements file " + inc.path + " is fetched at install time; not analysed"});
+        continue;
+      }
+      const auto kind = inc.constraints ? deps::ManifestKind::Constraints : deps::ManifestKind::Requirements;
+      const auto resolved = normalizePath(dirOf(inc.from), inc.path);
+      if (!resolved) {
+        if (inc.report_missing)
+          m.diagnostics.push_back({Severity::Warning, "include-outside-repository", inc.from, inc.line,
+                                   "'" + inc.path +
+                                       "' points outside the repository; it is not analysed. "
+                                       "Copy its dependencies into the repository to have them checked."});
+        continue;
+      }
+      if (files.count(*resolved)) {
+        read(*resolved, kind);
+        continue;
+      }
+      if (!inc.report_missing) {
+        // Shell scripts and Dockerfiles run from a directory we do not know: try the root too.
+        if (auto at_root = normalizePath("", inc.path); at_root && files.count(*at_root))
+          read(*at_root, kind);
+        continue;
+      }
+      m.diagnostics.push_back({Severity::Warning, "include-missing", inc.from, inc.line,
+                               "'" + inc.path + "' (" + *resolved +
+                                   ") is not among the analysed files of the repository; its dependencies "
+                                   "are not checked"});
+    }
+    report(m, texts, sink);
+  }
+
+ private:
+  void report(const Manifests& m, const std::map<std::string, std::string>& texts, FindingSink& sink) const {
+    for (const auto& d : m.dependencies)
+      if (!m.self_names.count(deps::normalizeName(d.req.name))) reportDependency(d, sink);
+    for (const auto& x : m.indexes) reportIndex(x, texts, sink);
+    for (const auto& img : m.images) reportImage(img, sink);
+    for (const auto& env : m.environment) reportEnvironment(env, sink);
+    for (const auto& diag : m.diagnostics) sink.diagnose(diag);
+  }
+
+  void emit(int rule, const std::string& file, const SourceRange& range, const std::string& api,
+            std::map<std::string, std::string> vars, std::map<std::string, std::string> details,
+            FindingSink& sink, std::vector<Edit> edits = {}) const {
+    Finding f = findingFrom(*rules_[rule], file, range, api, {}, std::move(vars));
+    for (auto& [k, v] : details)
+      if (!v.empty()) f.details[k] = std::move(v);
+    f.edits = std::move(edits);
+    sink.report(std::move(f));
+  }
+
+  static std::string describeSource(const DependencyUse& d) {
+    return d.section.empty() ? d.source : d.source + " " + d.section;
+  }
+
+  void reportDependency(const DependencyUse& d, FindingSink& sink) const {
+    const deps::Lookup look = deps::lookupPackage(d.req.name);
+    const std::string package =
+        look.package ? std::string(look.package->canonical) : deps::normalizeName(d.req.name);
+    // A CUDA build named in the version, URL, build string or extras.
+    std::string cuda = deps::cudaTag(
+        d.req.spec.find('+') != std::string::npos ? d.req.spec.substr(d.req.spec.find('+')) : std::string());
+    if (cuda.empty() && !d.req.url.empty() && !d.conda) cuda = deps::cudaTag(d.req.url);
+    if (cuda.empty() && d.conda) cuda = deps::cudaTag(d.req.marker);
+    if (cuda.empty() && !d.req.extras.empty() && lower(d.req.extras).find("cuda") != std::string::npos)
+      cuda = deps::cudaTag(d.req.extras);
+
+    std::map<std::string, std::string> details{
+        {"package", package},
+        {"name", d.req.name},
+        {"spec", d.req.spec},
+        {"extras", d.req.extras},
+        {"source", d.source},
+        {"section", d.section},
+        {"cuda", cuda},
+        {"known", look.known() ? "true" : "false"},
+        {"pattern", look.pattern ? std::string(look.pattern->glob) : ""},
+        {"editable", d.editable ? "true" : ""},
+    };
+    if (d.conda) {
+      details["ecosystem"] = "conda";
+      details["channel"] = d.req.url;
+      details["build"] = d.req.marker;
+    } else {
+      details["ecosystem"] = "pypi";
+      details["marker"] = d.req.marker;
+      details["url"] = d.req.url;
+    }
+    std::string replacement(look.replacement());
+    std::string note(look.note());
+    Verdict verdict = look.verdict();
+    int rule = kUnknown;
+
+    if (package == "torch") {
+      torchPairing(d, replacement, note, rule, details);
+      verdict = rule == kTorch ? Verdict::Compatible : Verdict::NeedsReplacement;
+      if (!cuda.empty()) {
+        rule = kCudaBuild;
+        verdict = Verdict::NeedsReplacement;
+      }
+    } else if (look.known() && verdict == Verdict::NeedsReplacement) {
+      rule = kNeedsReplacement;
+    } else if (look.known() && verdict == Verdict::Unsupported) {
+      rule = kUnsupported;
+    } else if (!cuda.empty()) {
+      rule = kCudaBuild;
+      replacement =
+          "the CPU/aarch64 build of " + d.req.name + (replacement.empty() ? "" : " (" + replacement + ")");
+      verdict = Verdict::NeedsReplacement;
+    } else if (look.known()) {
+      rule = verdict == Verdict::Compatible ? kCompatible : kNotInvolved;
+    } else {
+      verdict = Verdict::NotInvolved;
+      note =
+          "Not in the compatibility table: assumed to have no CUDA code; check that it ships no CUDA "
+          "extension.";
+    }
+    if (rule == kCudaBuild && package == "torch")
+      replacement = "torch" +
+                    (details["torch_npu_torch"].empty() ? std::string() : "==" + details["torch_npu_torch"]) +
+                    " from PyPI (aarch64) or the CPU index (x86), plus " + details["torch_npu"];
+    details["verdict"] = std::string(deps::verdictName(verdict));
+    details["replacement"] = replacement;
+    details["note"] = note;
+    std::map<std::string, std::string> vars{
+        {"npu", replacement.empty() ? "keep " + d.req.name : replacement},
+        {"note", note.empty() ? "" : " " + note},
+        {"source", describeSource(d)},
+        {"verdict", std::string(deps::verdictName(verdict))},
+        {"value", d.written},
+        {"cuda", cuda},
+        {"torch_npu", details["torch_npu"]},
+    };
+    emit(rule, d.file, d.range, d.req.name, std::move(vars), std::move(details), sink);
+  }
+
+  /// torch ↔ torch_npu: the release matching the specifier (DEP-002), or none (DEP-003).
+  static void torchPairing(const DependencyUse& d, std::string& replacement, std::string& note, int& rule,
+                           std::map<std::string, std::string>& details) {
+    const auto releases = deps::torchNpuReleases();
+    auto describe = [&](const deps::TorchNpuRelease& r) {
+      details["torch_npu"] = "torch_npu==" + std::string(r.latest);
+      details["torch_npu_torch"] = std::string(r.torch);
+      details["cann"] = std::string(r.cann);
+    };
+    const deps::TorchNpuRelease* checked = nullptr;  // the release the knowledge files were checked against
+    for (const auto& r : releases)
+      if (r.torch == "2.7.1") checked = &r;
+    const std::string spec = d.req.spec.substr(0, d.req.spec.find('+'));
+    if (const auto pin = deps::exactPin(d.req.spec, d.dialect)) {
+      const auto v = deps::parseVersion(*pin);
+      for (const auto& r : releases) {
+        if (v && deps::compareVersions(*v, *deps::parseVersion(r.torch)) == 0) {
+          describe(r);
+          rule = kTorch;
+          replacement = "torch==" + std::string(r.torch) + " + " + details["torch_npu"];
+          if (!r.maintained)
+            note += " torch_npu for torch " + std::string(r.torch) + " is no longer maintained.";
+          return;
+        }
+      }
+      // Suggest a release of the same minor version (2.1.2 → 2.1.0), else the nearest maintained one
+      // above the pin.
+      const deps::TorchNpuRelease* best = nullptr;
+      for (const auto& r : releases) {
+        const auto rv = *deps::parseVersion(r.torch);
+        if (v && v->size() >= 2 && rv[0] == (*v)[0] && rv[1] == (*v)[1]) best = &r;
+      }
+      for (const auto& r : releases)
+        if (!best && r.maintained && v && deps::compareVersions(*deps::parseVersion(r.torch), *v) >= 0)
+          best = &r;
+      if (!best) best = checked;
+      if (best) describe(*best);
+      rule = kTorchUnpaired;
+      replacement = "torch==" + details["torch_npu_torch"] + " + " + details["torch_npu"];
+      note = "torch " + *pin + " has no torch_npu release; torch_npu exists for torch " + releaseList() + ".";
+      return;
+    }
+    std::vector<const deps::TorchNpuRelease*> allowed;
+    bool evaluated = true;
+    for (const auto& r : releases) {
+      const auto ok = deps::specAllows(spec, *deps::parseVersion(r.torch), d.dialect);
+      if (!ok) evaluated = false;
+      if (ok && *ok) allowed.push_back(&r);
+    }
+    if (!evaluated && allowed.empty()) {
+      if (checked) describe(*checked);
+      rule = kTorch;
+      replacement =
+          "torch + torch_npu of the same version (e.g. torch==2.7.1 + " + details["torch_npu"] + ")";
+      note += " The version specifier '" + d.req.spec + "' could not be evaluated.";
+      return;
+    }
+    if (allowed.empty()) {
+      if (checked) describe(*checked);
+      rule = kTorchUnpaired;
+      replacement = "torch==" + details["torch_npu_torch"] + " + " + details["torch_npu"];
+      note = "no torch_npu release satisfies '" + d.req.spec + "'; torch_npu exists for torch " +
+             releaseList() + ".";
+      return;
+    }
+    const deps::TorchNpuRelease* pick = nullptr;
+    for (const auto* r : allowed)
+      if (r == checked) pick = r;
+    if (!pick)
+      for (const auto* r : allowed)
+        if (r->maintained) pick = r;  // the newest maintained one (the table is in version order)
+    if (!pick) pick = allowed.back();
+    describe(*pick);
+    rule = kTorch;
+    replacement = "torch==" + std::string(pick->torch) + " + " + details["torch_npu"];
+  }
+
+  static std::string releaseList() {
+    std::string out;
+    for (const auto& r : deps::torchNpuReleases())
+      if (r.maintained) out += (out.empty() ? "" : ", ") + std::string(r.torch);
+    return out;
+  }
+
+  void reportIndex(const deps::IndexUse& x, const std::map<std::string, std::string>& texts,
+                   FindingSink& sink) const {
+    if (!deps::isCudaIndex(x.url)) return;
+    const std::string l = lower(x.url);
+    std::string replacement =
+        "the default PyPI index (aarch64 wheels) or https://download.pytorch.org/whl/cpu (x86); torch_npu "
+        "comes "
+        "from PyPI";
+    std::vector<Edit> edits;
+    static const std::regex pytorch_cuda(R"(download\.pytorch\.org/whl/(nightly/)?(cu\d+))");
+    std::smatch m;
+    if (std::regex_search(l, m, pytorch_cuda)) {
+      replacement = x.url;  // the same URL with cuXXX → cpu (…/whl/cpu, …/whl/cpu/torch_stable.html)
+      if (const auto at = l.find("/whl/" + m[1].str() + m[2].str()); at != std::string::npos)
+        replacement.replace(at + 5 + static_cast<std::size_t>(m[1].length()),
+                            static_cast<std::size_t>(m[2].length()), "cpu");
+      // The fix: cuXXX → cpu inside the URL, where the file holds it verbatim.
+      auto it = texts.find(x.file);
+      if (it != texts.end() && x.range.end_byte <= it->second.size()) {
+        const std::string written =
+            it->second.substr(x.range.start_byte, x.range.end_byte - x.range.start_byte);
+        const auto at = written.find(x.url);
+        const auto seg = at == std::string::npos ? std::string::npos : written.find(m[2].str(), at);
+        if (seg != std::string::npos)
+          edits.push_back({static_cast<std::uint32_t>(x.range.start_byte + seg),
+                           static_cast<std::uint32_t>(x.range.start_byte + seg + m[2].length()), "cpu"});
+      }
+    } else if (x.option == "channel" || x.option == "channels" || x.source == "conda") {
+      replacement = "conda-forge / defaults without the CUDA packages (torch_npu comes from PyPI)";
+    } else if (x.option == "--torch-backend") {
+      replacement = "--torch-backend=cpu";
+    }
+    std::map<std::string, std::string> vars{
+        {"npu", replacement}, {"value", x.url}, {"source", x.source}, {"option", x.option}};
+    std::map<std::string, std::string> details{{"url", x.url},
+                                               {"option", x.option},
+                                               {"source", x.source},
+                                               {"cuda", deps::cudaTag(x.url)},
+                                               {"verdict", "needs replacement"},
+                                               {"replacement", replacement}};
+    emit(kCudaIndex, x.file, x.range, x.url, std::move(vars), std::move(details), sink, std::move(edits));
+  }
+
+  void reportImage(const deps::BaseImageUse& img, FindingSink& sink) const {
+    std::string kind;
+    if (!isCudaImage(img.resolved, kind) && !isCudaImage(img.written, kind)) return;
+    const std::string replacement =
+        "a CANN base image (e.g. quay.io/ascend/cann:<CANN version>-<chip>-<os>-py<version>) with torch and "
+        "torch_npu of the same version installed";
+    std::map<std::string, std::string> vars{{"npu", replacement}, {"value", img.resolved}, {"kind", kind}};
+    std::map<std::string, std::string> details{{"image", img.written},
+                                               {"resolved", img.resolved},
+                                               {"kind", kind},
+                                               {"source", "dockerfile"},
+                                               {"cuda", deps::cudaTag(img.resolved)},
+                                               {"verdict", "needs replacement"},
+                                               {"replacement", replacement}};
+    emit(kCudaImage, img.file, img.range, img.written, std::move(vars), std::move(details), sink);
+  }
+
+  void reportEnvironment(const deps::EnvironmentUse& env, FindingSink& sink) const {
+    std::string replacement;
+    for (const auto& e : kCudaSettings)
+      if (env.name == e.name) replacement = std::string(e.replacement);
+    if (replacement.empty() && env.name.rfind("NCCL_", 0) == 0)
+      replacement = "the HCCL_* counterpart (e.g. HCCL_CONNECT_TIMEOUT) or remove it";
+    if (replacement.empty() && lower(env.value).find("/usr/local/cuda") != std::string::npos)
+      replacement = "the paths set by sourcing /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN)";
+    if (replacement.empty()) return;
+    std::map<std::string, std::string> vars{
+        {"npu", replacement}, {"value", env.value}, {"instruction", env.instruction}};
+    std::map<std::string, std::string> details{
+        {"variable", env.name},           {"value", env.value},
+        {"instruction", env.instruction}, {"source", "dockerfile"},
+        {"verdict", "needs replacement"}, {"replacement", replacement}};
+    emit(kCudaEnvironment, env.file, env.range, env.name, std::move(vars), std::move(details), sink);
+  }
+
+  const RuleInfo* rules_[kRuleCount] = {};
 };
 
 }  // namespace

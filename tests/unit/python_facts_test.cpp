@@ -338,3 +338,24 @@ TEST(PythonFacts, FormattedLogStringsAreMessagesAndReturnsHaveAPosition) {
 
 }  // namespace
 }  // namespace migrate::parse
+
+namespace migrate::parse {
+namespace {
+
+TEST(PythonFacts, AssignedNamesAreBindingsNotUses) {
+  auto m = parsePython("m.py",
+                       "try:\n"
+                       "    from torch.cuda import empty_cache\n"
+                       "except ImportError:\n"
+                       "    empty_cache = None\n"
+                       "a, synchronize = 1, 2\n"
+                       "empty_cache()\n");
+  ASSERT_TRUE(m.ok());
+  std::vector<std::uint32_t> lines;
+  for (const auto& r : (*m)->references())
+    if (!r.resolved.empty()) lines.push_back(r.range.line);
+  EXPECT_EQ(lines, (std::vector<std::uint32_t>{6}));
+}
+
+}  // namespace
+}  // namespace migrate::parse

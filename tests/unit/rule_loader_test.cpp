@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unordered_set>
+
 #include "parse/python_parser.hpp"
 #include "rules/rule_loader.hpp"
 #include "rules/rule_set.hpp"
@@ -106,6 +108,28 @@ TEST(RuleSet, AliasedUsesMatchButAreNotAutoFixed) {
   EXPECT_EQ(sink.findings[0].api, "tc.synchronize");
   EXPECT_EQ(sink.findings[0].resolved_api, "torch.cuda.synchronize");
   EXPECT_FALSE(sink.findings[0].autofix());
+}
+
+}  // namespace
+}  // namespace migrate::rules
+
+namespace migrate::rules {
+namespace {
+
+TEST(RuleSet, TheProjectsOwnPackagesAreNotLibraryUses) {
+  auto rules = loadRules(rule("      import: [mamba_ssm]\n"), "f", "device");
+  ASSERT_TRUE(rules.ok()) << rules.error().message;
+  RuleSet set(std::move(rules.value()));
+  const std::unordered_set<std::string> roots{"mamba_ssm"};
+  auto own = parse::parsePython("mamba_ssm/modules/x.py", "from mamba_ssm.ops import f\n");
+  ASSERT_TRUE(own.ok());
+  (*own)->setProjectRoots(&roots);
+  Sink sink;
+  set.match(**own, sink);
+  EXPECT_TRUE(sink.findings.empty());
+  auto user = parse::parsePython("train.py", "from mamba_ssm.ops import f\n");
+  set.match(**user, sink);
+  EXPECT_EQ(sink.findings.size(), 1u) << "without the package in the repository it is a library";
 }
 
 }  // namespace

@@ -79,9 +79,26 @@ struct WorkerResult {
 
 }  // namespace
 
+std::unordered_set<std::string> projectRoots(const Workspace& workspace) {
+  std::unordered_set<std::string> roots;
+  for (const auto& f : workspace.files()) {
+    if (f.language != sdk::Language::Python) continue;
+    std::string path = f.path;
+    if (path.rfind("src/", 0) == 0) path = path.substr(4);
+    const auto slash = path.find('/');
+    if (slash == std::string::npos) {
+      if (path != "setup.py" && path != "__init__.py") roots.insert(path.substr(0, path.rfind('.')));
+    } else if (path.compare(slash, std::string::npos, "/__init__.py") == 0) {
+      roots.insert(path.substr(0, slash));
+    }
+  }
+  return roots;
+}
+
 void analyzePythonSource(const std::string& path, std::string source,
-                         const std::vector<ActivePlugin>& plugins, std::vector<sdk::Finding>& findings,
-                         std::vector<sdk::Diagnostic>& diagnostics) {
+                         const std::vector<ActivePlugin>& plugins,
+                         const std::unordered_set<std::string>* project_roots,
+                         std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics) {
   if (!validUtf8(source))
     diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
                            "not valid UTF-8; analysed as raw bytes (columns may be off)"});
@@ -90,7 +107,8 @@ void analyzePythonSource(const std::string& path, std::string source,
     diagnostics.push_back({sdk::Severity::Warning, "parse-failed", path, 0, parsed.error().message});
     return;
   }
-  const parse::PythonModule& module = **parsed;
+  parse::PythonModule& module = **parsed;
+  module.setProjectRoots(project_roots);
   if (module.hasSyntaxErrors())
     diagnostics.push_back({sdk::Severity::Warning, "parse-error", path, module.firstErrorLine(),
                            "syntax error near line " + std::to_string(module.firstErrorLine()) +
@@ -114,6 +132,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
     if (f.language == sdk::Language::Python) python.push_back(&f);
   }
   model.inventory.files = workspace.files().size();
+  const std::unordered_set<std::string> roots = projectRoots(workspace);
   model.inventory.python_files = python.size();
 
   const unsigned workers = static_cast<unsigned>(
@@ -132,7 +151,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
       } else {
         out.lines += countLines(*source);
         ++out.parsed;
-        analyzePythonSource(file.path, std::move(*source), plugins, out.findings, out.diagnostics);
+        analyzePythonSource(file.path, std::move(*source), plugins, &roots, out.findings, out.diagnostics);
       }
       progress.step(file.path);
     }

@@ -2,6 +2,7 @@
 /// The analyze stage: every Python file parsed once on a thread pool and matched against every
 /// plugin's rules and hooks; then each plugin's repository pass.
 
+#include <unordered_set>
 #include <vector>
 
 #include "migrate/engine/model.hpp"
@@ -19,9 +20,14 @@ struct ActivePlugin {
 void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
                       Progress& progress, MigrationModel& model);
 
-/// Analyses one Python source with the given plugins (used by the snippet tests, too).
+/// The repository's own top-level packages and modules: `pkg` for pkg/__init__.py (also under
+/// src/), `util` for a top-level util.py.
+std::unordered_set<std::string> projectRoots(const Workspace& workspace);
+
+/// Analyses one Python source with the given plugins; `project_roots` may be null.
 void analyzePythonSource(const std::string& path, std::string source,
-                         const std::vector<ActivePlugin>& plugins, std::vector<sdk::Finding>& findings,
-                         std::vector<sdk::Diagnostic>& diagnostics);
+                         const std::vector<ActivePlugin>& plugins,
+                         const std::unordered_set<std::string>* project_roots,
+                         std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics);
 
 }  // namespace migrate

@@ -396,6 +396,11 @@ class FactExtractor {
     if (is(n, sym_.identifier) && !identifierIsExpression(n)) return;
     TSNode p = parentAt(0);
     if (in_message_ > 0 && !isCallee(n)) return;
+    // `name = …` / `a, name = …` binds a name: not a use of whatever an import bound it to.
+    if (is(n, sym_.identifier) &&
+        (isAssignmentTarget(n) || (is(p, sym_.pattern_list) && is(parentAt(1), sym_.assignment) &&
+                                   ts_node_eq(child(parentAt(1), f_left_), p))))
+      return;
     // `x.flag = …` stores an attribute: never a read of a library one (`x.is_cuda`), and
     // `self.flag = …` marks `flag` as the project's own.
     const bool store = is(n, sym_.attribute) && isAssignmentTarget(n);

@@ -2,6 +2,7 @@
 /// The engine's implementation of sdk::Module: a file's source and its extracted facts.
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "migrate/sdk/module.hpp"
@@ -24,6 +25,12 @@ class PythonModule final : public sdk::Module {
   const std::vector<sdk::NameUseFact>& nameUses() const override { return name_uses_; }
   const std::vector<sdk::DefinitionFact>& definitions() const override { return definitions_; }
   bool hasSyntaxErrors() const override { return first_error_line_ != 0; }
+  bool isProjectModule(std::string_view qualified_name) const override {
+    if (!project_roots_ || qualified_name.empty() || qualified_name.front() == '.') return false;
+    return project_roots_->count(std::string(qualified_name.substr(0, qualified_name.find('.')))) != 0;
+  }
+  /// The repository's own top-level packages and modules (kept by the caller).
+  void setProjectRoots(const std::unordered_set<std::string>* roots) { project_roots_ = roots; }
 
   /// 1-based line of the first syntax error, 0 when the file parsed cleanly.
   std::uint32_t firstErrorLine() const { return first_error_line_; }
@@ -44,6 +51,7 @@ class PythonModule final : public sdk::Module {
   std::vector<sdk::DefinitionFact> definitions_;
   std::uint32_t first_error_line_ = 0;
   bool truncated_ = false;
+  const std::unordered_set<std::string>* project_roots_ = nullptr;
 };
 
 /// Dotted module name of a repository-relative path: "pkg/sub/mod.py" → "pkg.sub.mod",

@@ -113,7 +113,7 @@ void RuleSet::match(const sdk::Module& module, sdk::FindingSink& sink) const {
 void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink) const {
   const auto& calls = module.calls();
   for (const sdk::ReferenceFact& ref : module.references()) {
-    if (ref.resolved.empty()) continue;
+    if (ref.resolved.empty() || module.isProjectModule(ref.resolved)) continue;
     const std::vector<ApiHit>* hits = nullptr;
     if (auto it = api_exact_.find(ref.resolved); it != api_exact_.end()) {
       hits = &it->second;
@@ -179,7 +179,7 @@ void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) co
   for (const sdk::ImportFact& imp : module.imports()) {
     // `import a.b` imports a.b; `from a import b` imports a.b (or module a with name b).
     std::string name = imp.star || imp.name.empty() ? imp.module : imp.target;
-    if (imp.level > 0) continue;  // relative imports are the project's own modules
+    if (imp.level > 0 || module.isProjectModule(name)) continue;  // the project's own modules
     std::vector<const Rule*> matched;
     for (std::string prefix = name;;) {
       if (auto it = imports_.find(prefix); it != imports_.end())

@@ -131,6 +131,9 @@ class Module {
   virtual const std::vector<NameUseFact>& nameUses() const = 0;
   virtual const std::vector<DefinitionFact>& definitions() const = 0;
   virtual bool hasSyntaxErrors() const = 0;
+  /// True when the top-level package of `qualified_name` is one of the repository's own
+  /// (`mamba_ssm.ops` inside the mamba_ssm repository): a use of the project, not of a library.
+  virtual bool isProjectModule(std::string_view qualified_name) const = 0;
   /// Text of a range of this file.
   std::string_view text(const SourceRange& r) const {
     return source().substr(r.start_byte, r.end_byte - r.start_byte);

@@ -1,0 +1,73 @@
+#pragma once
+/// The dependency compatibility matrix: package → verdict, replacement, note. The data lives in
+/// data/compatibility.yaml; tools/gen_compat_table.cpp checks it and generates the table at build
+/// time (compat_table.cpp in the build tree).
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace deps {
+
+/// Seed 002's four verdicts.
+enum class Verdict { Compatible, NeedsReplacement, Unsupported, NotInvolved };
+
+/// "compatible", "needs replacement", "unsupported", "not involved".
+std::string_view verdictName(Verdict v);
+
+/// One distribution name (a package's own name or one of its aliases).
+struct PackageEntry {
+  std::string_view name;       ///< normalised (PEP 503)
+  std::string_view canonical;  ///< the entry's main name (== name unless an alias)
+  Verdict verdict;
+  std::string_view replacement;
+  std::string_view note;
+  std::string_view import_rule;  ///< rule reporting imports of its NVIDIA-only modules, or empty
+};
+
+/// A family of names (`nvidia-*`), tried in order after the exact names.
+struct PatternEntry {
+  std::string_view glob;
+  Verdict verdict;
+  std::string_view replacement;
+  std::string_view note;
+};
+
+/// A torch version that has torch_npu releases.
+struct TorchNpuRelease {
+  std::string_view torch;   ///< "2.7.1"
+  std::string_view latest;  ///< newest known torch_npu package for it, e.g. "2.7.1.post8"
+  std::string_view cann;    ///< the CANN version `latest` was released with ("" when unknown)
+  bool maintained;
+};
+
+/// An NVIDIA-only module and the package providing it.
+struct ImportEntry {
+  std::string_view module;
+  std::string_view package;
+  std::string_view rule;
+};
+
+/// Generated tables; packages and imports are sorted by name.
+std::span<const PackageEntry> packageTable();
+std::span<const PatternEntry> patternTable();
+std::span<const TorchNpuRelease> torchNpuReleases();
+std::span<const ImportEntry> importTable();
+
+/// PEP 503 normalisation: lowercase, runs of '-', '_', '.' become one '-'.
+std::string normalizeName(std::string_view name);
+
+/// The result of looking a package up.
+struct Lookup {
+  const PackageEntry* package = nullptr;  ///< exact or alias match
+  const PatternEntry* pattern = nullptr;  ///< family match when no exact one
+  bool known() const { return package || pattern; }
+  Verdict verdict() const;
+  std::string_view replacement() const;
+  std::string_view note() const;
+};
+
+/// Looks a (not necessarily normalised) distribution name up.
+Lookup lookupPackage(std::string_view name);
+
+}  // namespace deps

@@ -1,0 +1,118 @@
+// Dockerfiles: FROM (with ARG defaults substituted), ENV and ARG settings, and the pip/conda
+// installs of RUN instructions.
+
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "manifest.hpp"
+
+namespace deps {
+namespace {
+
+bool isBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r';
+}
+
+struct Token {
+  std::string value;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+/// Whitespace-separated tokens with quotes removed (ENV / ARG / FROM arguments).
+std::vector<Token> tokens(std::string_view s, std::size_t from) {
+  std::vector<Token> out;
+  std::size_t i = from;
+  while (i < s.size()) {
+    while (i < s.size() && isBlank(s[i])) ++i;
+    if (i >= s.size()) break;
+    Token t;
+    t.begin = i;
+    while (i < s.size() && !isBlank(s[i])) {
+      if (s[i] == '"' || s[i] == '\'') {
+        const char q = s[i++];
+        while (i < s.size() && s[i] != q) {
+          if (s[i] == '\\' && q == '"' && i + 1 < s.size()) ++i;
+          t.value += s[i++];
+        }
+        if (i < s.size()) ++i;
+      } else {
+        t.value += s[i++];
+      }
+    }
+    t.end = i;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+void readDockerfile(const std::string& path, std::string_view text, Manifests& out) {
+  const migrate::sdk::LineIndex index(text);
+  std::map<std::string, std::string> args;
+  std::set<std::string> stages;
+  for (const LogicalLine& ll : logicalLines(text, true)) {
+    const std::string& s = ll.text;
+    std::size_t b = 0;
+    while (b < s.size() && isBlank(s[b])) ++b;
+    if (b >= s.size() || s[b] == '#') continue;
+    std::size_t e = b;
+    while (e < s.size() && !isBlank(s[e])) ++e;
+    std::string instruction = s.substr(b, e - b);
+    for (char& c : instruction) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (instruction == "FROM") {
+      const auto toks = tokens(s, e);
+      std::size_t k = 0;
+      while (k < toks.size() && toks[k].value.rfind("--", 0) == 0) ++k;
+      if (k >= toks.size()) continue;
+      const Token& image = toks[k];
+      if (k + 2 < toks.size() &&
+          (toks[k + 1].value == "AS" || toks[k + 1].value == "as" || toks[k + 1].value == "As"))
+        stages.insert(toks[k + 2].value);
+      const std::string resolved = substituteVariables(image.value, args);
+      std::string lowered = resolved;
+      for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lowered == "scratch" || stages.count(resolved)) continue;
+      // The stage name is recorded after the check: `FROM base AS base` names an image.
+      out.images.push_back({path, ll.range(index, image.begin, image.end), image.value, resolved});
+    } else if (instruction == "ARG" || instruction == "ENV") {
+      const auto toks = tokens(s, e);
+      std::vector<std::pair<Token, std::string>> settings;  // token, name
+      if (instruction == "ENV" && !toks.empty() && toks[0].value.find('=') == std::string::npos) {
+        // legacy `ENV NAME value with spaces`
+        Token whole = toks[0];
+        whole.end = toks.back().end;
+        std::string value;
+        for (std::size_t k = 1; k < toks.size(); ++k) value += (k > 1 ? " " : "") + toks[k].value;
+        whole.value = toks[0].value + "=" + value;
+        settings.push_back({whole, toks[0].value});
+      } else {
+        for (const Token& t : toks) settings.push_back({t, t.value.substr(0, t.value.find('='))});
+      }
+      for (const auto& [tok, name] : settings) {
+        const auto eq = tok.value.find('=');
+        const std::string value = eq == std::string::npos ? "" : tok.value.substr(eq + 1);
+        // ARG defaults and ENV values, for FROM and RUN (a build argument can still override them).
+        if (instruction == "ARG" || !value.empty()) args[name] = substituteVariables(value, args);
+        out.environment.push_back({path, ll.range(index, tok.begin, tok.end), instruction, name, value});
+        if (isIndexVariable(name) && !value.empty())
+          out.indexes.push_back({path, ll.range(index, tok.begin, tok.end), substituteVariables(value, args),
+                                 name, "dockerfile"});
+      }
+    } else if (instruction == "RUN") {
+      std::size_t r = e;
+      while (r < s.size() && isBlank(s[r])) ++r;
+      if (r < s.size() && s[r] == '[') continue;  // exec form
+      // RUN --mount=… flags
+      while (r + 1 < s.size() && s[r] == '-' && s[r + 1] == '-') {
+        while (r < s.size() && !isBlank(s[r])) ++r;
+        while (r < s.size() && isBlank(s[r])) ++r;
+      }
+      readInstallCommands(path, ll, r, index, "dockerfile", args, out);
+    }
+  }
+}
+
+}  // namespace deps

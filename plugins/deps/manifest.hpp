@@ -1,0 +1,148 @@
+#pragma once
+/// What the readers of dependency manifests (requirements, setup.cfg, pyproject.toml,
+/// environment.yml, Dockerfiles, shell scripts) find, before any verdict is given.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "migrate/sdk/finding.hpp"
+#include "migrate/sdk/module.hpp"
+#include "migrate/sdk/text_position.hpp"
+#include "requirement.hpp"
+
+namespace deps {
+
+/// One dependency as written in one file.
+struct DependencyUse {
+  std::string file;
+  migrate::sdk::SourceRange range;  ///< the requirement text (or the poetry key and value)
+  std::string written;              ///< the requirement as written
+  Requirement req;
+  SpecDialect dialect = SpecDialect::Pep440;
+  std::string
+      source;  ///< requirements | constraints | setup.py | setup.cfg | pyproject | conda | dockerfile | shell
+  std::string section;  ///< install_requires, extras_require[dev], project.dependencies, …
+  bool editable = false;
+  bool conda = false;  ///< a conda package (req.url holds its channel, req.marker its build string)
+};
+
+/// A package index, find-links location or conda channel.
+struct IndexUse {
+  std::string file;
+  migrate::sdk::SourceRange range;  ///< the URL or channel name
+  std::string url;
+  std::string option;  ///< --extra-index-url, --index-url, --find-links, channel, tool.uv.index, …
+  std::string source;
+};
+
+/// A `FROM` of a Dockerfile.
+struct BaseImageUse {
+  std::string file;
+  migrate::sdk::SourceRange range;  ///< the image reference
+  std::string written;
+  std::string resolved;  ///< with ARG defaults substituted
+};
+
+/// An `ENV` / `ARG` setting of a Dockerfile.
+struct EnvironmentUse {
+  std::string file;
+  migrate::sdk::SourceRange range;  ///< NAME=value
+  std::string instruction;          ///< ENV | ARG
+  std::string name;
+  std::string value;
+};
+
+/// A file another file refers to (`-r`, `-c`, `file:`): read as a requirements file.
+struct IncludeRef {
+  std::string from;  ///< the including file
+  std::uint32_t line = 0;
+  std::string path;  ///< as written, relative to the including file's directory
+  bool constraints = false;
+  bool report_missing = true;  ///< false where the base directory is a guess (shell, Dockerfile)
+};
+
+/// Everything the readers found in the repository.
+struct Manifests {
+  std::vector<DependencyUse> dependencies;
+  std::vector<IndexUse> indexes;
+  std::vector<BaseImageUse> images;
+  std::vector<EnvironmentUse> environment;
+  std::vector<IncludeRef> includes;
+  std::vector<migrate::sdk::Diagnostic> diagnostics;
+  /// Normalised names of the repository's own distributions (pyproject, setup.cfg, setup.py):
+  /// installing them is not a third-party dependency.
+  std::set<std::string> self_names;
+};
+
+/// Byte offsets of a logical line (continuations joined) in its file.
+struct LogicalLine {
+  std::string text;
+  std::vector<std::uint32_t> offsets;  ///< file offset of each character of `text`, plus one past the end
+  std::uint32_t line = 0;              ///< 1-based line of the first character
+  migrate::sdk::SourceRange range(const migrate::sdk::LineIndex& index, std::size_t begin,
+                                  std::size_t end) const {
+    return index.range(offsets[begin], end > begin ? offsets[end - 1] + 1 : offsets[begin]);
+  }
+};
+
+/// Splits a file into logical lines: a line ending in a backslash continues on the next one.
+/// With `skip_comment_lines`, full-line comments inside a continuation are dropped (Dockerfile).
+std::vector<LogicalLine> logicalLines(std::string_view text, bool skip_comment_lines = false);
+
+/// requirements*.txt / constraints (pip's format).
+void readRequirementsFile(const std::string& path, std::string_view text, bool constraints, Manifests& out);
+
+/// One line of pip's requirements format (also the `pip:` list of environment.yml): a requirement,
+/// an include, an index option. `range_of(begin, end)` maps offsets in `line` to the file.
+using RangeOf = std::function<migrate::sdk::SourceRange(std::size_t begin, std::size_t end)>;
+void readRequirementLine(const std::string& path, std::string_view line, std::uint32_t line_no,
+                         const RangeOf& range_of, const std::string& source, const std::string& section,
+                         Manifests& out);
+
+/// setup.cfg: [options] install_requires / setup_requires / tests_require, [options.extras_require].
+void readSetupCfg(const std::string& path, std::string_view text, Manifests& out);
+
+/// pyproject.toml: [project], [build-system], [dependency-groups], poetry, pdm, pixi, uv/poetry indexes.
+void readPyproject(const std::string& path, std::string_view text, Manifests& out);
+
+/// environment.yml (conda): dependencies, the pip: sub-list, channels.
+void readCondaEnvironment(const std::string& path, std::string_view text, Manifests& out);
+
+/// Dockerfile: FROM, ENV, ARG, and pip/conda installs in RUN.
+void readDockerfile(const std::string& path, std::string_view text, Manifests& out);
+
+/// The pip / conda / uv install commands of one logical shell line, from character `begin` on.
+/// `variables` are substituted in package names, versions and index URLs.
+void readInstallCommands(const std::string& path, const LogicalLine& line, std::size_t begin,
+                         const migrate::sdk::LineIndex& index, const std::string& source,
+                         const std::map<std::string, std::string>& variables, Manifests& out);
+
+/// PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_TORCH_BACKEND, …: variables pip/uv read as an index option.
+bool isIndexVariable(const std::string& name);
+
+/// Shell scripts: pip/conda install commands.
+void readShellScript(const std::string& path, std::string_view text, Manifests& out);
+
+/// setup.py, from the parsed module's facts: the strings of install_requires / setup_requires /
+/// tests_require / extras_require, directly or through module-level variables.
+void readSetupPy(const migrate::sdk::Module& module, Manifests& out);
+
+/// Which reader a repository file needs, from its path.
+enum class ManifestKind {
+  None,
+  Requirements,
+  Constraints,
+  SetupCfg,
+  Pyproject,
+  CondaEnvironment,
+  Dockerfile,
+  Shell
+};
+ManifestKind manifestKind(std::string_view path);
+
+}  // namespace deps

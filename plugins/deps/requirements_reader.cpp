@@ -1,0 +1,195 @@
+// pip's requirements format: requirements*.txt, constraints, the pip: list of environment.yml.
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+#include "manifest.hpp"
+
+namespace deps {
+namespace {
+
+bool isSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// Offset of a pip comment ('#' at the start or after whitespace), or npos.
+std::size_t commentStart(std::string_view line) {
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (line[i] == '#' && (i == 0 || isSpace(line[i - 1]))) return i;
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::vector<LogicalLine> logicalLines(std::string_view text, bool skip_comment_lines) {
+  std::vector<LogicalLine> out;
+  LogicalLine cur;
+  bool continuing = false;
+  std::size_t pos = 0;
+  std::uint32_t line_no = 0;
+  while (pos <= text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    ++line_no;
+    std::size_t stop = end;
+    if (stop > pos && text[stop - 1] == '\r') --stop;
+    std::string_view content = text.substr(pos, stop - pos);
+    const bool comment_only = [&] {
+      const auto first = content.find_first_not_of(" \t");
+      return first != std::string_view::npos && content[first] == '#';
+    }();
+    if (continuing && skip_comment_lines && comment_only) {
+      // Docker drops comment lines inside a continued instruction.
+    } else {
+      if (!continuing) {
+        cur = LogicalLine{};
+        cur.line = line_no;
+      } else {
+        cur.text += ' ';
+        cur.offsets.push_back(static_cast<std::uint32_t>(pos));
+      }
+      const bool continues = !content.empty() && content.back() == '\\';
+      const std::size_t take = continues ? content.size() - 1 : content.size();
+      for (std::size_t i = 0; i < take; ++i) {
+        cur.text += content[i];
+        cur.offsets.push_back(static_cast<std::uint32_t>(pos + i));
+      }
+      continuing = continues;
+      if (!continues) {
+        cur.offsets.push_back(static_cast<std::uint32_t>(pos + take));
+        out.push_back(std::move(cur));
+        cur = LogicalLine{};
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  if (continuing) {
+    cur.offsets.push_back(static_cast<std::uint32_t>(text.size()));
+    out.push_back(std::move(cur));
+  }
+  return out;
+}
+
+void readRequirementLine(const std::string& path, std::string_view line, std::uint32_t line_no,
+                         const RangeOf& range_of, const std::string& source, const std::string& section,
+                         Manifests& out) {
+  std::size_t b = 0;
+  while (b < line.size() && isSpace(line[b])) ++b;
+  std::size_t e = line.size();
+  while (e > b && isSpace(line[e - 1])) --e;
+  if (b >= e) return;
+  if (line[b] == '-') {
+    std::size_t t = b;
+    while (t < e && !isSpace(line[t]) && line[t] != '=') ++t;
+    std::string option(line.substr(b, t - b));
+    std::size_t vb = t;
+    if (option.size() > 2 && option[1] != '-') {  // -rfile.txt
+      vb = b + 2;
+      option = option.substr(0, 2);
+    } else {
+      while (vb < e && (isSpace(line[vb]) || line[vb] == '=')) ++vb;
+    }
+    std::size_t ve = vb;
+    while (ve < e && !isSpace(line[ve])) ++ve;
+    const std::string value(line.substr(vb, ve - vb));
+    if (option == "-r" || option == "--requirement" || option == "-c" || option == "--constraint") {
+      if (!value.empty())
+        out.includes.push_back({path, line_no, value, option == "-c" || option == "--constraint"});
+    } else if (option == "-e" || option == "--editable") {
+      // -e takes a path or a VCS URL: a path is the project's own code
+      if (auto req = parseRequirement(value); req && req->name_from_url && !req->local_path) {
+        DependencyUse d;
+        d.file = path;
+        d.range = range_of(vb, ve);
+        d.written = value;
+        d.req = *req;
+        d.source = source;
+        d.section = section;
+        d.editable = true;
+        out.dependencies.push_back(std::move(d));
+      }
+    } else if (option == "-i" || option == "--index-url" || option == "--extra-index-url" || option == "-f" ||
+               option == "--find-links") {
+      if (!value.empty()) {
+        const std::string canonical = option == "-i"   ? "--index-url"
+                                      : option == "-f" ? "--find-links"
+                                                       : option;
+        out.indexes.push_back({path, range_of(vb, ve), value, canonical, source});
+      }
+    }
+    return;
+  }
+  // Per-requirement options (--hash=…, --config-settings …) end the requirement.
+  static const std::regex option_start(R"(\s--?[A-Za-z])");
+  std::match_results<std::string_view::const_iterator> m;
+  std::size_t req_end = e;
+  if (std::regex_search(line.begin() + static_cast<std::ptrdiff_t>(b),
+                        line.begin() + static_cast<std::ptrdiff_t>(e), m, option_start))
+    req_end = b + static_cast<std::size_t>(m.position(0));
+  while (req_end > b && isSpace(line[req_end - 1])) --req_end;
+  const std::string_view written = line.substr(b, req_end - b);
+  auto req = parseRequirement(written);
+  if (!req) {
+    out.diagnostics.push_back({migrate::sdk::Severity::Info, "unparsed-requirement", path, line_no,
+                               "not read as a requirement: " + std::string(written)});
+    return;
+  }
+  DependencyUse d;
+  d.file = path;
+  d.range = range_of(b, req_end);
+  d.written = std::string(written);
+  d.req = *req;
+  d.source = source;
+  d.section = section;
+  out.dependencies.push_back(std::move(d));
+}
+
+void readRequirementsFile(const std::string& path, std::string_view text, bool constraints, Manifests& out) {
+  const migrate::sdk::LineIndex index(text);
+  for (const LogicalLine& ll : logicalLines(text)) {
+    std::string_view line = ll.text;
+    line = line.substr(0, commentStart(line));
+    readRequirementLine(
+        path, line, ll.line, [&](std::size_t b, std::size_t e) { return ll.range(index, b, e); },
+        constraints ? "constraints" : "requirements", "", out);
+  }
+}
+
+ManifestKind manifestKind(std::string_view path) {
+  const std::string p = lower(path);
+  const auto slash = p.rfind('/');
+  const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  const std::string dir = slash == std::string::npos ? "" : p.substr(0, slash);
+  const std::string parent = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+  const auto dot = name.rfind('.');
+  const std::string stem = dot == std::string::npos ? name : name.substr(0, dot);
+  const std::string ext = dot == std::string::npos ? "" : name.substr(dot);
+  if (name == "setup.cfg") return ManifestKind::SetupCfg;
+  if (name == "pyproject.toml") return ManifestKind::Pyproject;
+  if (name == "dockerfile" || name == "containerfile" || name.rfind("dockerfile.", 0) == 0 ||
+      name.rfind("dockerfile-", 0) == 0 || name.rfind("dockerfile_", 0) == 0 || ext == ".dockerfile")
+    return ManifestKind::Dockerfile;
+  if (ext == ".yml" || ext == ".yaml") {
+    if (stem.find("environment") != std::string::npos || stem.find("conda") != std::string::npos ||
+        stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0)
+      return ManifestKind::CondaEnvironment;
+    return ManifestKind::None;
+  }
+  if (ext == ".sh" || ext == ".bash") return ManifestKind::Shell;
+  if (ext == ".txt" || ext == ".in" || ext == ".pip") {
+    if (stem.rfind("constraint", 0) == 0) return ManifestKind::Constraints;
+    if (stem.find("requirement") != std::string::npos || parent.find("requirement") != std::string::npos)
+      return ManifestKind::Requirements;
+  }
+  return ManifestKind::None;
+}
+
+}  // namespace deps

@@ -1,0 +1,202 @@
+// setup.py from the module's facts: the requirement strings passed to setup() as
+// install_requires / setup_requires / tests_require / extras_require, written in place or held
+// by module variables (`install_requires=REQUIRED`, `REQUIRED = [...]`, `REQUIRED += [...]`,
+// `REQUIRED.append("x")`, `EXTRAS = {"dev": [...]}`, `extras_require=dict(dev=[...])`).
+
+#include <regex>
+#include <set>
+
+#include "manifest.hpp"
+
+namespace deps {
+namespace {
+
+using migrate::sdk::CallFact;
+using migrate::sdk::Module;
+using migrate::sdk::SourceRange;
+using migrate::sdk::StringContext;
+using migrate::sdk::StringFact;
+
+const std::set<std::string, std::less<>> kKeywords{"install_requires", "setup_requires", "tests_require",
+                                                   "extras_require"};
+const std::set<std::string, std::less<>> kPythonWords{"if",  "else", "for",  "in",    "and",    "or",
+                                                      "not", "None", "True", "False", "lambda", "is"};
+
+bool inside(const SourceRange& inner, std::uint32_t begin, std::uint32_t end) {
+  return inner.start_byte >= begin && inner.end_byte <= end;
+}
+
+/// End of the expression starting at `p` (an assignment's right-hand side): the end of the
+/// statement, with brackets, strings, comments and backslash continuations followed.
+std::uint32_t expressionEnd(std::string_view s, std::size_t p) {
+  int depth = 0;
+  while (p < s.size()) {
+    const char c = s[p];
+    if (c == '#') {
+      while (p < s.size() && s[p] != '\n') ++p;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const bool triple = s.substr(p, 3) == std::string(3, c);
+      const std::string close = triple ? std::string(3, c) : std::string(1, c);
+      p += close.size();
+      while (p < s.size() && s.substr(p, close.size()) != close) {
+        if (s[p] == '\\') ++p;
+        if (!triple && s[p] == '\n') break;
+        ++p;
+      }
+      p += close.size();
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '\\' && p + 1 < s.size() && s[p + 1] == '\n') {
+      p += 2;
+      continue;
+    }
+    if ((c == '\n' || c == ';') && depth <= 0) break;
+    ++p;
+  }
+  return static_cast<std::uint32_t>(std::min(p, s.size()));
+}
+
+class SetupPyReader {
+ public:
+  SetupPyReader(const Module& module, Manifests& out) : m_(module), out_(out) {}
+
+  void run() {
+    bool imports_setuptools = false;
+    for (const auto& imp : m_.imports())
+      if (imp.module.rfind("setuptools", 0) == 0 || imp.module.rfind("distutils", 0) == 0 ||
+          imp.module.rfind("skbuild", 0) == 0)
+        imports_setuptools = true;
+    for (const CallFact& call : m_.calls()) {
+      if (!isSetup(call, imports_setuptools)) continue;
+      for (const auto& arg : call.args) {
+        if (!kKeywords.count(arg.keyword)) continue;
+        literalStrings(arg.keyword, arg.range.start_byte, arg.range.end_byte);
+        for (const auto& name : identifiers(m_.text(arg.range))) variable(name, arg.keyword, 0);
+      }
+    }
+    // Lists named like requirements that setup() reaches indirectly (e.g. through a dict of
+    // `deps["x"]` look-ups): their direct string elements.
+    static const std::regex named(R"((^|_)(deps|requirements|requires|required|dependencies|reqs)$)",
+                                  std::regex::icase);
+    std::set<std::string> names;
+    for (const StringFact& s : m_.strings())
+      if (s.context == StringContext::Assignment && std::regex_search(s.name, named) &&
+          !visited_.count(s.name))
+        names.insert(s.name);
+    for (const auto& name : names) {
+      visited_.insert(name);
+      for (const StringFact& s : m_.strings())
+        if (s.context == StringContext::Assignment && s.name == name) add(s, "install_requires");
+    }
+  }
+
+ private:
+  static bool isSetup(const CallFact& call, bool imports_setuptools) {
+    const std::string& r = call.callee_resolved;
+    for (const char* root : {"setuptools.", "distutils.", "skbuild.", "numpy.distutils."})
+      if (r.rfind(root, 0) == 0 && r.size() > 6 && r.compare(r.size() - 6, 6, ".setup") == 0) return true;
+    return imports_setuptools && r.empty() && call.callee_written == "setup";
+  }
+
+  /// Strings written directly in a keyword argument of setup().
+  void literalStrings(const std::string& keyword, std::uint32_t begin, std::uint32_t end) {
+    for (const StringFact& s : m_.strings()) {
+      if (!inside(s.range, begin, end)) continue;
+      if (s.context == StringContext::KeywordArg && s.name == keyword) {
+        add(s, keyword);
+      } else if (keyword == "extras_require" &&
+                 (s.context == StringContext::Assignment ||
+                  (s.context == StringContext::KeywordArg && s.callee == "dict"))) {
+        add(s, "extras_require[" + s.name + "]");
+      }
+    }
+  }
+
+  /// The requirement strings a module variable holds, wherever it is assigned or extended.
+  void variable(const std::string& name, const std::string& keyword, int depth) {
+    if (depth > 3 || visited_.count(name)) return;
+    visited_.insert(name);
+    const std::string_view src = m_.source();
+    const std::regex assign("(^|\\n)[ \\t]*" + name + "[ \\t]*(:[^=\\n]*)?(\\+?=)(?!=)");
+    for (std::cregex_iterator it(src.data(), src.data() + src.size(), assign), end; it != end; ++it) {
+      const std::size_t rhs = static_cast<std::size_t>(it->position(0) + it->length(0));
+      const std::uint32_t stop = expressionEnd(src, rhs);
+      const bool augmented = (*it)[3].str() == "+=";
+      for (const StringFact& s : m_.strings()) {
+        if (!inside(s.range, static_cast<std::uint32_t>(rhs), stop)) continue;
+        if (s.context == StringContext::Assignment && s.name == name) {
+          add(s, keyword);
+        } else if (s.context == StringContext::Assignment ||
+                   (s.context == StringContext::KeywordArg && s.callee == "dict")) {
+          add(s, keyword == "extras_require" ? "extras_require[" + s.name + "]" : keyword);
+        } else if (augmented && s.context == StringContext::Other) {
+          add(s, keyword);
+        }
+      }
+      for (const auto& inner : identifiers(src.substr(rhs, stop - rhs))) variable(inner, keyword, depth + 1);
+    }
+    // NAME.append("x"), NAME.extend([...]), NAME.insert(i, "x")
+    for (const StringFact& s : m_.strings())
+      if (s.context == StringContext::PositionalArg && s.callee == name + "." + s.method &&
+          (s.method == "append" || s.method == "extend" || (s.method == "insert" && s.arg_index == 1)))
+        add(s, keyword);
+  }
+
+  /// Plain names in an expression (not attributes, not calls).
+  static std::vector<std::string> identifiers(std::string_view text) {
+    static const std::regex ident(R"([A-Za-z_][A-Za-z0-9_]*)");
+    std::vector<std::string> out;
+    const std::string t(text);
+    for (std::sregex_iterator it(t.begin(), t.end(), ident), end; it != end; ++it) {
+      const auto b = static_cast<std::size_t>(it->position(0));
+      const auto e = b + static_cast<std::size_t>(it->length(0));
+      if (b > 0 && (t[b - 1] == '.' || t[b - 1] == '"' || t[b - 1] == '\'' ||
+                    std::isalnum(static_cast<unsigned char>(t[b - 1]))))
+        continue;
+      std::size_t n = e;
+      while (n < t.size() && (t[n] == ' ' || t[n] == '\t')) ++n;
+      if (n < t.size() && (t[n] == '(' || t[n] == '.' || t[n] == '=' || t[n] == '"' || t[n] == '\''))
+        continue;
+      if (kPythonWords.count(it->str())) continue;
+      // inside a string literal: count quotes before
+      const auto quotes = std::count_if(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(b),
+                                        [](char c) { return c == '"' || c == '\''; });
+      if (quotes % 2) continue;
+      out.push_back(it->str());
+    }
+    return out;
+  }
+
+  void add(const StringFact& s, const std::string& section) {
+    if (!seen_.insert(s.range.start_byte).second) return;
+    auto req = parseRequirement(s.value);
+    if (!req) return;
+    static const std::regex file_like(R"(\.(txt|py|cfg|toml|in|md|rst|json|yaml|yml)$)", std::regex::icase);
+    if (std::regex_search(req->name, file_like)) return;
+    DependencyUse d;
+    d.file = std::string(m_.path());
+    d.range = s.range;
+    d.written = s.value;
+    d.req = *req;
+    d.source = "setup.py";
+    d.section = section;
+    out_.dependencies.push_back(std::move(d));
+  }
+
+  const Module& m_;
+  Manifests& out_;
+  std::set<std::string> visited_;
+  std::set<std::uint32_t> seen_;
+};
+
+}  // namespace
+
+void readSetupPy(const Module& module, Manifests& out) {
+  SetupPyReader(module, out).run();
+}
+
+}  // namespace deps

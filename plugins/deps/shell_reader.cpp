@@ -1,0 +1,410 @@
+// pip / uv / conda install commands in shell scripts and Dockerfile RUN instructions: the
+// packages they install, the indexes and channels they use, the requirements files they read.
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "compat_table.hpp"
+#include "manifest.hpp"
+
+namespace deps {
+namespace {
+
+struct Word {
+  std::string value;  ///< quotes removed
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  bool op = false;  ///< a control operator (&&, ||, ;, |, &, (, ))
+};
+
+bool isBlank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/// Shell words with their offsets; stops at a comment. Redirections and their targets are dropped.
+std::vector<Word> shellWords(std::string_view s, std::size_t from) {
+  std::vector<Word> out;
+  std::size_t i = from;
+  bool drop_next = false;
+  while (i < s.size()) {
+    while (i < s.size() && isBlank(s[i])) ++i;
+    if (i >= s.size()) break;
+    const char c = s[i];
+    if (c == '#') break;
+    if (c == '&' || c == '|' || c == ';' || c == '(' || c == ')') {
+      Word w;
+      w.op = true;
+      w.begin = i;
+      w.value = std::string(1, c);
+      ++i;
+      if ((c == '&' || c == '|') && i < s.size() && s[i] == c) w.value += s[i++];
+      w.end = i;
+      out.push_back(w);
+      continue;
+    }
+    if (c == '>' || c == '<') {
+      ++i;
+      while (i < s.size() && (s[i] == '>' || s[i] == '&')) ++i;
+      // "2>&1": the target is attached
+      if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+      } else {
+        drop_next = true;
+      }
+      continue;
+    }
+    Word w;
+    w.begin = i;
+    while (i < s.size() && !isBlank(s[i]) &&
+           std::string_view("&|;()<>").find(s[i]) == std::string_view::npos) {
+      const char d = s[i];
+      if (d == '\'') {
+        const auto close = s.find('\'', i + 1);
+        const std::size_t stop = close == std::string_view::npos ? s.size() : close;
+        w.value += s.substr(i + 1, stop - i - 1);
+        i = stop == s.size() ? stop : stop + 1;
+      } else if (d == '"') {
+        ++i;
+        while (i < s.size() && s[i] != '"') {
+          if (s[i] == '\\' && i + 1 < s.size()) ++i;
+          w.value += s[i++];
+        }
+        if (i < s.size()) ++i;
+      } else if (d == '\\' && i + 1 < s.size()) {
+        w.value += s[i + 1];
+        i += 2;
+      } else if (d == '$' && i + 1 < s.size() && s[i + 1] == '(') {
+        int depth = 0;
+        do {
+          if (s[i] == '(') ++depth;
+          if (s[i] == ')') --depth;
+          w.value += s[i++];
+        } while (i < s.size() && depth > 0);
+      } else if (d == '`') {
+        const auto close = s.find('`', i + 1);
+        const std::size_t stop = close == std::string_view::npos ? s.size() : close + 1;
+        w.value += s.substr(i, stop - i);
+        i = stop;
+      } else {
+        // "2>file": a digit right before '>' belongs to the redirection
+        if (std::isdigit(static_cast<unsigned char>(d)) && w.value.empty() && i + 1 < s.size() &&
+            s[i + 1] == '>')
+          break;
+        w.value += d;
+        ++i;
+      }
+    }
+    w.end = i;
+    if (w.end == w.begin) {
+      ++i;  // a lone digit before '>' — loop again at the redirection
+      continue;
+    }
+    if (drop_next) {
+      drop_next = false;
+      continue;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+std::string basename(const std::string& s) {
+  const auto slash = s.rfind('/');
+  return slash == std::string::npos ? s : s.substr(slash + 1);
+}
+
+const std::set<std::string, std::less<>> kPipValueOptions{"-r",
+                                                          "--requirement",
+                                                          "-c",
+                                                          "--constraint",
+                                                          "-e",
+                                                          "--editable",
+                                                          "-i",
+                                                          "--index-url",
+                                                          "--extra-index-url",
+                                                          "-f",
+                                                          "--find-links",
+                                                          "--trusted-host",
+                                                          "-t",
+                                                          "--target",
+                                                          "--prefix",
+                                                          "--root",
+                                                          "--src",
+                                                          "--platform",
+                                                          "--python-version",
+                                                          "--implementation",
+                                                          "--abi",
+                                                          "--upgrade-strategy",
+                                                          "--cache-dir",
+                                                          "--log",
+                                                          "--retries",
+                                                          "--timeout",
+                                                          "--proxy",
+                                                          "--progress-bar",
+                                                          "--config-settings",
+                                                          "-C",
+                                                          "--global-option",
+                                                          "--install-option",
+                                                          "--only-binary",
+                                                          "--no-binary",
+                                                          "--report",
+                                                          "--exists-action",
+                                                          "--cert",
+                                                          "--client-cert",
+                                                          "--python",
+                                                          "-p",
+                                                          "--index-strategy",
+                                                          "--index",
+                                                          "--default-index",
+                                                          "--torch-backend",
+                                                          "--keyring-provider",
+                                                          "--group",
+                                                          "--extra",
+                                                          "--overrides",
+                                                          "--build-constraint",
+                                                          "--resolution",
+                                                          "--prerelease"};
+
+const std::set<std::string, std::less<>> kCondaValueOptions{
+    "-c",     "--channel",     "-n",       "--name",     "-p",      "--prefix",
+    "--file", "--repodata-fn", "--solver", "--platform", "--subdir"};
+
+class InstallScanner {
+ public:
+  InstallScanner(const std::string& path, const LogicalLine& line, const migrate::sdk::LineIndex& index,
+                 const std::string& source, const std::map<std::string, std::string>& variables,
+                 Manifests& out)
+      : path_(path), line_(line), index_(index), source_(source), variables_(variables), out_(out) {}
+
+  void scan(std::size_t begin) {
+    const auto words = shellWords(line_.text, begin);
+    std::vector<Word> cmd;
+    for (const Word& w : words) {
+      if (w.op) {
+        command(cmd);
+        cmd.clear();
+      } else {
+        cmd.push_back(w);
+      }
+    }
+    command(cmd);
+  }
+
+ private:
+  migrate::sdk::SourceRange range(const Word& w) const { return line_.range(index_, w.begin, w.end); }
+
+  void command(const std::vector<Word>& w) {
+    static const std::regex assignment(R"(^[A-Za-z_][A-Za-z0-9_]*=)");
+    static const std::regex pip(R"(^pip[0-9.]*$)");
+    static const std::regex python(R"(^python[0-9.]*$)");
+    std::size_t i = 0;
+    while (i < w.size()) {
+      const std::string& v = w[i].value;
+      if (const auto eq = v.find('=');
+          eq != std::string::npos && isIndexVariable(v.substr(0, eq)) && std::regex_search(v, assignment)) {
+        // PIP_EXTRA_INDEX_URL=… pip install, UV_TORCH_BACKEND=cu126 uv pip install
+        out_.indexes.push_back({path_, range(w[i]), substituteVariables(v.substr(eq + 1), variables_),
+                                v.substr(0, eq), source_});
+      }
+      if (std::regex_search(v, assignment) || v == "sudo" || v == "env" || v == "time" || v == "nohup" ||
+          v == "exec" || v == "command" || v == "then" || v == "do" || v == "else" || v == "{" ||
+          (i > 0 && w[i - 1].value == "sudo" && !v.empty() && v[0] == '-')) {
+        ++i;
+        continue;
+      }
+      break;
+    }
+    if (i >= w.size()) return;
+    const std::string prog = basename(w[i].value);
+    std::size_t args = 0;
+    bool conda = false;
+    if (std::regex_match(prog, pip)) {
+      args = i + 1;
+    } else if (std::regex_match(prog, python) && i + 2 < w.size() && w[i + 1].value == "-m" &&
+               std::regex_match(w[i + 2].value, pip)) {
+      args = i + 3;
+    } else if (prog == "uv" && i + 1 < w.size() && w[i + 1].value == "pip") {
+      args = i + 2;
+    } else if (prog == "conda" || prog == "mamba" || prog == "micromamba") {
+      args = i + 1;
+      conda = true;
+    } else if (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf") {
+      systemPackages(w, i + 1);
+      return;
+    } else {
+      return;
+    }
+    // Global options before the sub-command.
+    while (args < w.size() && !w[args].value.empty() && w[args].value[0] == '-') ++args;
+    if (args >= w.size()) return;
+    const std::string& sub = w[args].value;
+    if (sub != "install" && !(conda && sub == "create")) return;
+    if (conda) {
+      condaArguments(w, args + 1);
+    } else {
+      pipArguments(w, args + 1);
+    }
+  }
+
+  void pipArguments(const std::vector<Word>& w, std::size_t i) {
+    for (; i < w.size(); ++i) {
+      std::string opt = substituteVariables(w[i].value, variables_);
+      if (!opt.empty() && opt[0] == '-') {
+        std::string value;
+        const Word* value_word = nullptr;
+        const auto eq = opt.find('=');
+        if (eq != std::string::npos && opt.rfind("--", 0) == 0) {
+          value = opt.substr(eq + 1);
+          opt = opt.substr(0, eq);
+          value_word = &w[i];
+        } else if (kPipValueOptions.count(opt) && i + 1 < w.size()) {
+          value_word = &w[++i];
+          value = substituteVariables(value_word->value, variables_);
+        } else if (opt.size() > 2 && opt[1] != '-' &&
+                   std::string_view("rcefi").find(opt[1]) != std::string_view::npos) {
+          value = opt.substr(2);  // -rrequirements.txt
+          opt = opt.substr(0, 2);
+          value_word = &w[i];
+        }
+        if (!value_word) continue;
+        if (opt == "-r" || opt == "--requirement" || opt == "-c" || opt == "--constraint") {
+          out_.includes.push_back({path_, line_.line, value, opt == "-c" || opt == "--constraint", false});
+        } else if (opt == "-e" || opt == "--editable") {
+          dependency(*value_word, value, true);
+        } else if (opt == "-i" || opt == "--index-url" || opt == "--extra-index-url" || opt == "-f" ||
+                   opt == "--find-links" || opt == "--index" || opt == "--default-index" ||
+                   opt == "--torch-backend") {
+          const std::string canonical = opt == "-i" ? "--index-url" : opt == "-f" ? "--find-links" : opt;
+          out_.indexes.push_back({path_, range(*value_word), value, canonical, source_});
+        }
+        continue;
+      }
+      dependency(w[i], opt, false);
+    }
+  }
+
+  void dependency(const Word& word, const std::string& value, bool editable) {
+    if (value.empty() || value[0] == '$' || value[0] == '`') return;  // a variable: unknown here
+    auto req = parseRequirement(value);
+    if (!req || (editable && (!req->name_from_url || req->local_path))) return;  // -e DIR: own code
+    DependencyUse d;
+    d.file = path_;
+    d.range = range(word);
+    d.written = word.value;
+    d.req = *req;
+    d.source = source_;
+    d.section = "pip install";
+    d.editable = editable;
+    out_.dependencies.push_back(std::move(d));
+  }
+
+  /// apt/yum installs: only the NVIDIA packages (CUDA toolkit, cuDNN, NCCL, TensorRT) are
+  /// dependencies of the migration; the others (git, curl, …) are not reported.
+  void systemPackages(const std::vector<Word>& w, std::size_t i) {
+    while (i < w.size() && !w[i].value.empty() && w[i].value[0] == '-') ++i;
+    if (i >= w.size() || w[i].value != "install") return;
+    for (++i; i < w.size(); ++i) {
+      const std::string& v = w[i].value;
+      if (v.empty() || v[0] == '-' || v[0] == '$') continue;
+      const std::string name = v.substr(0, v.find_first_of("=:"));
+      const Lookup look = lookupPackage(name);
+      if (!look.known() ||
+          (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
+        continue;
+      DependencyUse d;
+      d.file = path_;
+      d.range = range(w[i]);
+      d.written = v;
+      d.req.name = name;
+      if (name.size() < v.size()) d.req.spec = v.substr(name.size());
+      d.source = source_;
+      d.section = "system packages";
+      out_.dependencies.push_back(std::move(d));
+    }
+  }
+
+  void condaArguments(const std::vector<Word>& w, std::size_t i) {
+    for (; i < w.size(); ++i) {
+      std::string opt = substituteVariables(w[i].value, variables_);
+      if (!opt.empty() && opt[0] == '-') {
+        std::string value;
+        const Word* value_word = nullptr;
+        const auto eq = opt.find('=');
+        if (eq != std::string::npos && opt.rfind("--", 0) == 0) {
+          value = opt.substr(eq + 1);
+          opt = opt.substr(0, eq);
+          value_word = &w[i];
+        } else if (kCondaValueOptions.count(opt) && i + 1 < w.size()) {
+          value_word = &w[++i];
+          value = substituteVariables(value_word->value, variables_);
+        }
+        if (value_word && (opt == "-c" || opt == "--channel"))
+          out_.indexes.push_back({path_, range(*value_word), value, "channel", source_});
+        continue;
+      }
+      if (opt.empty() || opt[0] == '$') continue;
+      auto req = parseCondaSpec(opt);
+      if (!req) continue;
+      DependencyUse d;
+      d.file = path_;
+      d.range = range(w[i]);
+      d.written = opt;
+      d.req = *req;
+      d.dialect = SpecDialect::Conda;
+      d.source = source_;
+      d.section = "conda install";
+      d.conda = true;
+      out_.dependencies.push_back(std::move(d));
+    }
+  }
+
+  const std::string& path_;
+  const LogicalLine& line_;
+  const migrate::sdk::LineIndex& index_;
+  const std::string& source_;
+  const std::map<std::string, std::string>& variables_;
+  Manifests& out_;
+};
+
+}  // namespace
+
+bool isIndexVariable(const std::string& name) {
+  return name == "PIP_INDEX_URL" || name == "PIP_EXTRA_INDEX_URL" || name == "PIP_FIND_LINKS" ||
+         name == "UV_INDEX_URL" || name == "UV_EXTRA_INDEX_URL" || name == "UV_INDEX" ||
+         name == "UV_DEFAULT_INDEX" || name == "UV_FIND_LINKS" || name == "UV_TORCH_BACKEND";
+}
+
+void readInstallCommands(const std::string& path, const LogicalLine& line, std::size_t begin,
+                         const migrate::sdk::LineIndex& index, const std::string& source,
+                         const std::map<std::string, std::string>& variables, Manifests& out) {
+  InstallScanner(path, line, index, source, variables, out).scan(begin);
+}
+
+void readShellScript(const std::string& path, std::string_view text, Manifests& out) {
+  const migrate::sdk::LineIndex index(text);
+  // Simple assignments (`NAME=value`, `export NAME=value`), substituted in later install commands.
+  static const std::regex assignment(
+      R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=("[^"$`]*"|'[^']*'|[^\s"'$`;&|]*)\s*$)");
+  std::map<std::string, std::string> variables;
+  for (const LogicalLine& ll : logicalLines(text)) {
+    const auto first = ll.text.find_first_not_of(" \t");
+    if (first == std::string::npos || ll.text[first] == '#') continue;
+    std::smatch m;
+    if (std::regex_match(ll.text, m, assignment)) {
+      std::string v = m[2].str();
+      if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) v = v.substr(1, v.size() - 2);
+      variables[m[1].str()] = v;
+      if (isIndexVariable(m[1].str()))
+        out.indexes.push_back({path,
+                               ll.range(index, static_cast<std::size_t>(m.position(2)),
+                                        static_cast<std::size_t>(m.position(2) + m.length(2))),
+                               v, m[1].str(), "shell"});
+      continue;
+    }
+    if (ll.text.find("install") == std::string::npos) continue;
+    readInstallCommands(path, ll, first, index, "shell", variables, out);
+  }
+}
+
+}  // namespace deps
