@@ -1,8 +1,13 @@
 // The custom_ops plugin: custom CUDA kernels, C++ bindings, CUDA extension builds, Triton kernels, autograd
-// Functions. Rules are data (rules/*.yaml); see README.md for one entry per rule id.
+// Functions. Rules are data (rules/*.yaml); the C++ finds what data cannot say: kernels and their facts in
+// CUDA/C++ sources (tree-sitter cuda grammar), CMake, Triton kernel facts and autograd Functions over
+// custom kernels. See README.md for one entry per rule id.
 
+#include "common.hpp"
 #include "custom_ops_embedded_rules.hpp"
 #include "migrate/sdk/plugin.hpp"
+#include "native_scan.hpp"
+#include "python_scan.hpp"
 
 namespace {
 
@@ -10,7 +15,11 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "",  // (none yet)
+    "rules/cuda_kernels.yaml",    // OPS-001..004
+    "rules/cuda_libraries.yaml",  // OPS-005..012
+    "rules/build_bindings.yaml",  // OPS-013..020
+    "rules/triton.yaml",          // OPS-021..026
+    "rules/python_glue.yaml",     // OPS-027..030
 };
 
 class CustomOpsPlugin final : public Plugin {
@@ -20,15 +29,38 @@ class CustomOpsPlugin final : public Plugin {
             "0.1.0",
             "custom_ops",
             "custom CUDA kernels, C++ bindings, CUDA extension builds, Triton kernels, autograd Functions",
-            {}};
+            {{"skip_dirs", OptionSpec::Type::StringList,
+              "[third_party, 3rdparty, thirdparty, external, extern, vendor, vendored]",
+              "directory names holding vendored code: its files are not analysed"},
+             {"include_npu_paths", OptionSpec::Type::Bool, "false",
+              "also report Python kernels and autograd Functions under paths named for the NPU or for "
+              "another vendor's backend (by default taken as already ported or unused on the NPU)"}}};
   }
 
   std::vector<RuleSource> ruleSources() const override {
-    std::vector<RuleSource> sources;
-    for (const char* file : kRuleFiles)
-      if (*file) sources.push_back({file, migrateEmbeddedRule(file)});
-    return sources;
+    return embeddedRuleSources(kRuleFiles, migrateEmbeddedRule);
   }
+
+  void configure(const PluginContext& context) override {
+    rules_.load(context);
+    const auto& options = context.options();
+    if (auto it = options.find("skip_dirs"); it != options.end()) options_.skip_dirs = it->second.list;
+    if (auto it = options.find("include_npu_paths"); it != options.end())
+      options_.include_npu_paths = it->second.asBool();
+  }
+
+  void analyzeModule(const Module& module, FindingSink& sink) const override {
+    custom_ops::analyzePython(module, rules_, options_, sink);
+  }
+
+  void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
+    custom_ops::analyzeNativeSources(workspace, rules_, options_, sink);
+    custom_ops::analyzeCMake(workspace, rules_, options_, sink);
+  }
+
+ private:
+  custom_ops::Rules rules_;
+  custom_ops::Options options_;
 };
 
 }  // namespace
