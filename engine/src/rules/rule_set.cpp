@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <unordered_map>
 
 namespace migrate::rules {
 namespace {
@@ -286,22 +287,27 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
 }  // namespace
 
 void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) const {
+  // The same literal ("cuda", "cpu", …) recurs many times in a file: each rule's regex runs once
+  // per distinct value. 0 = not yet evaluated, 1 = no match, 2 = match.
+  std::unordered_map<std::string_view, std::vector<unsigned char>> memo;
   for (const sdk::StringFact& str : module.strings()) {
     if (str.context == sdk::StringContext::Docstring) continue;
-    for (const Rule* rule : strings_) {
+    std::vector<unsigned char>* known = nullptr;
+    for (std::size_t i = 0; i < strings_.size(); ++i) {
+      const Rule* rule = strings_[i];
       if (rule->fstring && *rule->fstring != str.fstring) continue;
-      if (!rule->string_regex->search(str.value)) continue;
-      bool placed = false;
-      if (rule->where.empty()) {
-        placed = str.context != sdk::StringContext::Message;
-      } else {
-        for (const auto& p : rule->where)
-          if (positionMatches(p, str)) {
-            placed = true;
-            break;
-          }
-      }
+      // Positions first: a few comparisons, where the regex is the expensive part.
+      const bool placed = rule->where.empty()
+                              ? str.context != sdk::StringContext::Message
+                              : std::any_of(rule->where.begin(), rule->where.end(),
+                                            [&](const auto& p) { return positionMatches(p, str); });
       if (!placed) continue;
+      if (!known) {
+        known = &memo[str.value];
+        known->resize(strings_.size(), 0);
+      }
+      if ((*known)[i] == 0) (*known)[i] = rule->string_regex->search(str.value) ? 2 : 1;
+      if ((*known)[i] != 2) continue;
       Subject s{std::string(module.text(str.range)), {}, str.value, nullptr};
       Finding f = makeFinding(*rule, module, str.range, s);
       if (rule->fix == Rule::Fix::Rename) renameEdit(module, str.range, *rule, false, f);
