@@ -1,0 +1,166 @@
+// torch.autograd.Function subclasses whose passes run custom kernels (OPS-027), and plain imports
+// those passes call like compiled extensions (OPS-028).
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "python_file.hpp"
+#include "python_scan.hpp"
+
+namespace custom_ops::python {
+namespace {
+
+constexpr const char* kAutogradFunction = "OPS-027";
+
+std::string rootPart(const std::string& chain) {
+  return chain.substr(0, chain.find('.'));
+}
+
+}  // namespace
+
+/// Why a call runs a custom kernel, or empty.
+std::string PythonFile::kernelCall(const CallFact& c) const {
+  if (!c.callee_written.empty() && extension_names_.count(rootPart(c.callee_written)) &&
+      c.callee_written.find('.') != std::string::npos)
+    return c.callee_written;
+  if (!c.callee_written.empty() && c.callee_written.find('.') != std::string::npos &&
+      plain_modules_.count(rootPart(c.callee_written))) {
+    static const std::regex kKernelish(R"((^|_)(forward|backward|fwd|bwd)(_|$)|cuda|kernel)");
+    if (std::regex_search(lower(lastPart(c.callee_written)), kKernelish)) {
+      used_plain_modules_.insert(rootPart(c.callee_written));
+      return c.callee_written;
+    }
+  }
+  const std::string& r = c.callee_resolved;
+  if (startsWith(r, "torch.ops.")) {
+    const std::string ns = rootPart(r.substr(10));
+    static const std::set<std::string> kBuiltin = {
+        "aten",     "prims",    "prim",         "quantized", "_quantized",  "c10d",     "_c10d_functional",
+        "_dtensor", "profiler", "higher_order", "npu",       "torchvision", "inductor", "load_library"};
+    if (!ns.empty() && !kBuiltin.count(ns) && r.find('.', 10) != std::string::npos) return r;
+  }
+  if (!r.empty() && r != c.callee_written) {  // an imported function
+    // Kernel libraries: their ops (flash_attn's interface, xformers.ops, mamba_ssm.ops, …); not
+    // when the file belongs to that library itself (its own helpers are judged by their module).
+    static const std::set<std::string> kKernelLibraries = {
+        "flash_attn", "xformers",   "apex",       "mamba_ssm",          "causal_conv1d", "liger_kernel",
+        "fla",        "flashinfer", "sgl_kernel", "transformer_engine", "deepspeed",     "vllm"};
+    const std::string lib = rootPart(r);
+    const std::string own = "." + std::string(m_.dottedName()) + ".";
+    if (kKernelLibraries.count(lib) && own.find("." + lib + ".") == std::string::npos &&
+        (r.find(".ops.") != std::string::npos || r.find("_interface.") != std::string::npos ||
+         lib == "causal_conv1d" || lib == "apex" || lib == "flashinfer" || lib == "sgl_kernel"))
+      return r;
+    // Helpers of a kernels module (device contexts, block-size calculators, checks) are not kernels.
+    static const char* const kHelperPrefixes[] = {
+        "get_", "is_",        "has_",       "calculate_", "ensure_",  "check_", "torch_",  "set_", "_get",
+        "_is",  "_calculate", "next_power", "cdiv",       "compare_", "infer_", "device_", "use_", "_ensure"};
+    const std::string fn = lastPart(r);
+    for (const char* p : kHelperPrefixes)
+      if (startsWith(fn, p)) return {};
+    std::size_t b = 0;
+    const std::string module = r.substr(0, r.rfind('.'));
+    for (std::size_t i = 0; i <= module.size(); ++i)
+      if (i == module.size() || module[i] == '.') {
+        const std::string seg = module.substr(b, i - b);
+        if (seg == "kernels" || seg == "kernel" || seg == "triton" || seg == "csrc" || seg == "_C" ||
+            seg == "cuda" || endsWith(seg, "_kernels") || endsWith(seg, "_triton") ||
+            startsWith(seg, "triton_") || endsWith(seg, "_cuda"))
+          return r;
+        b = i + 1;
+      }
+  }
+  return {};
+}
+
+void PythonFile::autogradFunctions() {
+  std::vector<const DefinitionFact*> classes;
+  for (const auto& d : m_.definitions())
+    if (d.kind == DefinitionFact::Kind::Class &&
+        std::any_of(d.bases.begin(), d.bases.end(), [](const std::string& b) {
+          return b == "torch.autograd.Function" || b == "torch.autograd.function.Function" ||
+                 b == "torch.autograd.function.InplaceFunction";
+        }))
+      classes.push_back(&d);
+  if (classes.empty()) return;
+  std::set<std::uint32_t> launch_bytes;
+  for (const auto& l : launches()) launch_bytes.insert(l.call->range.start_byte);
+  auto reason = [&](const CallFact& c) {
+    if (launch_bytes.count(c.range.start_byte)) {
+      auto s = subscriptCallee(m_, c);
+      return (s ? s->base : std::string("kernel")) + "[grid]";
+    }
+    return kernelCall(c);
+  };
+  // Functions of this file that run custom kernels, directly or through each other.
+  std::map<std::string, std::string> runs;  // function name -> first kernel call
+  std::vector<const DefinitionFact*> functions;
+  for (const auto& d : m_.definitions())
+    if (d.kind == DefinitionFact::Kind::Function && !triton_kernel_names_.count(d.name))
+      functions.push_back(&d);
+  for (const DefinitionFact* d : functions)
+    for (const auto& c : m_.calls())
+      if (within(c.range, d->range))
+        if (std::string why = reason(c); !why.empty() && !runs.count(d->name)) runs[d->name] = why;
+  for (int round = 0; round < 6; ++round) {
+    bool changed = false;
+    for (const DefinitionFact* d : functions) {
+      if (runs.count(d->name)) continue;
+      for (const auto& c : m_.calls())
+        if (within(c.range, d->range) && c.callee_written.find('.') == std::string::npos &&
+            runs.count(c.callee_written) && c.callee_written != d->name) {
+          runs[d->name] = c.callee_written + "() -> " + runs[c.callee_written];
+          changed = true;
+          break;
+        }
+    }
+    if (!changed) break;
+  }
+  for (const DefinitionFact* cls : classes) {
+    std::map<std::string, std::vector<std::string>> per_method;
+    for (const auto& d : m_.definitions()) {
+      if (d.kind != DefinitionFact::Kind::Function || !within(d.range, cls->range)) continue;
+      if (d.name != "forward" && d.name != "backward" && d.name != "setup_context" && d.name != "jvp")
+        continue;
+      std::vector<std::string>& found = per_method[d.name];
+      for (const auto& c : m_.calls()) {
+        if (!within(c.range, d.range)) continue;
+        std::string why = reason(c);
+        if (why.empty() && c.callee_written.find('.') == std::string::npos && runs.count(c.callee_written))
+          why = c.callee_written + "() -> " + runs.at(c.callee_written);
+        if (!why.empty() && std::find(found.begin(), found.end(), why) == found.end()) found.push_back(why);
+      }
+    }
+    std::vector<std::string> all;
+    for (const auto& [method, calls] : per_method)
+      for (const auto& c : calls) all.push_back(method + ": " + c);
+    if (all.empty()) continue;
+    const bool has_backward = per_method.count("backward") > 0;
+    auto f = rules_.make(kAutogradFunction, std::string(m_.path()), nameRange(*cls), cls->name, {},
+                         {{"value", clip(join(all, "; "), 240)}, {"class", cls->name}});
+    if (!f) continue;
+    f->details = {{"class", cls->qualified_name},
+                  {"forward_calls", per_method.count("forward") ? join(per_method["forward"], "; ") : ""},
+                  {"backward_calls", has_backward ? join(per_method["backward"], "; ") : ""},
+                  {"has_backward", has_backward ? "yes" : "no"}};
+    report(std::move(f));
+  }
+  // A plain `import X as Y` whose module autograd passes call like a kernel is a compiled extension.
+  for (const auto& bound : used_plain_modules_) {
+    const sdk::ImportFact& imp = *plain_modules_.at(bound);
+    if (looksLikeExtensionModule(imp.module)) continue;  // already reported with the imports
+    auto f = rules_.make(kExtensionImport, std::string(m_.path()), imp.range, imp.module, imp.module,
+                         {{"value", imp.module}});
+    if (!f) continue;
+    f->confidence = sdk::Level::Medium;
+    f->details = {
+        {"module", imp.module}, {"bound_as", imp.bound}, {"evidence", "called from an autograd Function"}};
+    report(std::move(f));
+  }
+}
+
+}  // namespace custom_ops::python

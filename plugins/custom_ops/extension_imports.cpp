@@ -1,0 +1,161 @@
+// Extension builds (CUDAExtension, load/load_inline) and compiled-extension imports in Python
+// files (OPS-017, OPS-018, OPS-028), and what names a compiled extension module.
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "python_file.hpp"
+#include "python_scan.hpp"
+
+namespace custom_ops {
+namespace python {
+namespace {
+
+constexpr const char* kExtension = "OPS-017";
+constexpr const char* kJitExtension = "OPS-018";
+
+}  // namespace
+
+bool PythonFile::hasKeyword(const CallFact& c, std::string_view keyword) {
+  return std::any_of(c.args.begin(), c.args.end(), [&](const auto& a) { return a.keyword == keyword; });
+}
+
+bool PythonFile::mentionsCudaSource(std::string_view text) {
+  static const std::regex kCu(R"(\.cuh?\b(?!\.))");
+  return std::regex_search(text.begin(), text.end(), kCu);
+}
+
+bool PythonFile::fileHasCudaSourceString() const {
+  for (const auto& s : m_.strings())
+    if (s.context != sdk::StringContext::Docstring && s.context != sdk::StringContext::Message &&
+        (endsWith(s.value, ".cu") || endsWith(s.value, ".cuh")))
+      return true;
+  return false;
+}
+
+void PythonFile::extensionBuilds() {
+  for (const auto& c : m_.calls()) {
+    const std::string& r = c.callee_resolved;
+    if (r == "torch.utils.cpp_extension.CUDAExtension" ||
+        ((r == "torch.utils.cpp_extension.CppExtension" || r == "setuptools.Extension" ||
+          r == "distutils.core.Extension" || r == "setuptools.extension.Extension") &&
+         std::any_of(c.args.begin(), c.args.end(),
+                     [](const auto& a) { return mentionsCudaSource(a.text); }))) {
+      std::string name = argText(c, "name", 0);
+      std::string sources = argText(c, "sources", 1);
+      auto f = rules_.make(kExtension, std::string(m_.path()), c.name_range, c.callee_written, r,
+                           {{"value", name.empty() ? std::string("?") : name}});
+      if (!f) continue;
+      f->details = {{"extension", name},
+                    {"sources", clip(collapseSpace(sources), 300)},
+                    {"builder", lastPart(r)},
+                    {"nvcc_flags",
+                     argText(c, "extra_compile_args", -1).find("nvcc") != std::string::npos ? "yes" : "no"},
+                    {"libraries", clip(collapseSpace(argText(c, "libraries", -1)), 200)}};
+      report(std::move(f));
+    }
+    if (r == "torch.utils.cpp_extension.load" || r == "torch.utils.cpp_extension.load_inline") {
+      const bool inline_build = endsWith(r, "load_inline");
+      bool cuda = hasKeyword(c, "cuda_sources") || hasKeyword(c, "extra_cuda_cflags") ||
+                  argText(c, "with_cuda", -1) == "True";
+      bool literal_sources = false;
+      for (const auto& a : c.args) {
+        if (a.keyword == "with_cuda") continue;
+        if (mentionsCudaSource(a.text)) cuda = true;
+        if ((a.keyword == "sources" || a.index == 1) &&
+            (a.kind == sdk::ValueKind::String || startsWith(a.text, "[")))
+          literal_sources = true;
+      }
+      if (!cuda && !inline_build && !literal_sources && fileHasCudaSourceString()) cuda = true;
+      if (!cuda) continue;
+      const std::string name = argText(c, "name", 0);
+      auto f = rules_.make(kJitExtension, std::string(m_.path()), c.name_range, c.callee_written, r,
+                           {{"value", name.empty() ? std::string("?") : name}});
+      if (!f) continue;
+      f->details = {
+          {"extension", name},
+          {"builder", lastPart(r)},
+          {"sources",
+           clip(collapseSpace(argText(c, inline_build ? "cuda_sources" : "sources", inline_build ? 2 : 1)),
+                300)},
+          {"bound_to", c.assigned_to}};
+      report(std::move(f));
+    }
+  }
+  // `Ext = CUDAExtension if cuda else CppExtension`: a reference that is not a call.
+  for (const auto& ref : m_.references())
+    if (ref.resolved == "torch.utils.cpp_extension.CUDAExtension" && ref.call < 0 &&
+        ref.role == sdk::ReferenceFact::Role::Plain) {
+      auto f = rules_.make(kExtension, std::string(m_.path()), ref.range, ref.written, ref.resolved,
+                           {{"value", "(chosen where this reference is used)"}});
+      if (f) f->details = {{"builder", "CUDAExtension"}, {"extension", ""}};
+      report(std::move(f));
+    }
+}
+
+/// `ext_module = ext_loader.load_ext("_ext", [...])`, `m = importlib.import_module("foo_cuda")`:
+/// a name bound to a compiled extension loaded by its module name.
+bool PythonFile::loadsExtensionByName(const CallFact& c) {
+  if (c.assigned_to.empty() || c.args.empty()) return false;
+  const auto& a = c.args.front();
+  return a.index == 0 && a.kind == sdk::ValueKind::String && looksLikeExtensionModule(a.text);
+}
+
+void PythonFile::extensionImports() {
+  for (const auto& c : m_.calls()) {
+    if (!loadsExtensionByName(c)) continue;
+    const std::string target = c.args.front().text;
+    auto f = rules_.make(kExtensionImport, std::string(m_.path()), c.range, c.callee_written,
+                         c.callee_resolved, {{"value", target}});
+    if (!f) continue;
+    f->details = {{"module", target}, {"bound_as", c.assigned_to}, {"loaded_by", c.callee_written}};
+    report(std::move(f));
+  }
+  std::set<std::uint32_t> seen;
+  for (const auto& imp : m_.imports()) {
+    const std::string target = imp.name.empty() ? imp.module : imp.target;
+    if (!looksLikeExtensionModule(target)) continue;
+    if (!seen.insert(imp.range.start_byte).second) continue;
+    auto f =
+        rules_.make(kExtensionImport, std::string(m_.path()), imp.range, target, target, {{"value", target}});
+    if (!f) continue;
+    f->details = {{"module", target}, {"bound_as", imp.bound}};
+    report(std::move(f));
+  }
+}
+
+}  // namespace python
+
+bool looksLikeExtensionModule(std::string_view target) {
+  if (target.empty()) return false;
+  const std::string root(target.substr(0, target.find('.')));
+  // Frameworks and CUDA bindings (deps domain), flash-attn / xformers (attention domain).
+  static const std::set<std::string> kNotExtensions = {
+      "torch",  "triton",   "numpy",  "jax",   "tensorflow", "cupy",   "numba",     "pycuda",     "cuda",
+      "nvidia", "tensorrt", "jaxlib", "cupyx", "mlx",        "paddle", "mindspore", "flash_attn", "xformers"};
+  if (kNotExtensions.count(root)) return false;
+  const std::size_t dot = target.rfind('.');
+  const std::string last(dot == std::string_view::npos ? target : target.substr(dot + 1));
+  // yacs-style configs are conventionally `_C = CN()` in a config/defaults module.
+  for (const char* cfg : {".config.", ".configs.", ".defaults.", ".default.", ".cfg.", ".settings."})
+    if (("." + std::string(target) + ".").find(cfg) != std::string::npos) return false;
+  if (last == "_C" || last == "_ext" || last == "_cuda") return true;
+  // amp_C, fused_adam_C: a lower-case stem and the `_C` suffix of compiled modules.
+  if (endsWith(last, "_C") && last.size() > 2 && std::islower(static_cast<unsigned char>(last[0])))
+    return true;
+  if (std::any_of(last.begin(), last.end(),
+                  [](char c) { return std::isupper(static_cast<unsigned char>(c)); }))
+    return false;
+  static const char* const kHelperPrefixes[] = {"is_",    "has_",    "use_",     "to_",   "get_", "set_",
+                                                "check_", "enable_", "disable_", "with_", "_is_", "_has_",
+                                                "on_",    "init_",   "maybe_",   "all_",  "no_"};
+  for (const char* p : kHelperPrefixes)
+    if (startsWith(last, p)) return false;
+  return endsWith(last, "_cuda") || endsWith(last, "cuda_ext") || endsWith(last, "_cuda_kernel") ||
+         endsWith(last, "_cuda_kernels") || endsWith(last, "cuda_ops") || startsWith(last, "cuda_ext");
+}
+
+}  // namespace custom_ops

@@ -1,0 +1,296 @@
+// CUDA kernel definitions: __global__ functions on the tree, kernels defined through macros, and
+// kernels recovered from the text where the tree has errors (OPS-001 facts).
+
+#include <cctype>
+#include <string>
+#include <utility>
+
+#include "file_scanner.hpp"
+#include "native_facts.hpp"
+#include "native_scan.hpp"
+
+namespace custom_ops::native {
+namespace {
+
+/// The offset of the bracket closing the one at `open` in masked text, or npos.
+std::size_t matchingIn(const std::string& text, std::size_t open, char o, char c) {
+  int depth = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    if (text[i] == o) ++depth;
+    if (text[i] == c && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+/// After `__global__` at `at` of masked text: the kernel's name and the offset of its parameter
+/// list's '(', skipping specifiers, `__launch_bounds__(…)`, template arguments and `*`/`&`.
+std::pair<std::string, std::size_t> kernelHeadIn(const std::string& masked, std::size_t at) {
+  std::size_t i = at + 10;
+  std::string last;
+  const std::size_t limit = std::min(masked.size(), at + 800);
+  while (i < limit) {
+    const char c = masked[i];
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '*' || c == '&' || c == '\\') {
+      ++i;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      const std::size_t b = i;
+      while (i < limit &&
+             (std::isalnum(static_cast<unsigned char>(masked[i])) || masked[i] == '_' || masked[i] == ':'))
+        ++i;
+      const std::string word = masked.substr(b, i - b);
+      std::size_t j = i;
+      while (j < limit && (std::isspace(static_cast<unsigned char>(masked[j])) || masked[j] == '\\')) ++j;
+      if (word == "__launch_bounds__" && j < limit && masked[j] == '(') {
+        const std::size_t close = matchingIn(masked, j, '(', ')');
+        if (close == std::string::npos) return {};
+        i = close + 1;
+        continue;
+      }
+      const std::size_t colon = word.rfind(':');
+      last = colon == std::string::npos ? word : word.substr(colon + 1);
+      if (j < limit && masked[j] == '(') return {last, j};
+    } else if (c == '<') {
+      const std::size_t close = matchingIn(masked, i, '<', '>');
+      if (close == std::string::npos) return {};
+      i = close + 1;
+    } else {
+      return {};  // ';', '{', '=', … : not a function head
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+/// Function-like macros that define kernels: `#define DEFINE_KERNEL(name, ...) template <…>
+/// __global__ void name(…)` → {"DEFINE_KERNEL", index of `name` among the parameters}.
+void collectKernelMacros(const std::string& masked, std::map<std::string, int>& out) {
+  std::size_t at = 0;
+  while ((at = masked.find("#define", at)) != std::string::npos) {
+    std::size_t i = at + 7;
+    at = i;
+    while (i < masked.size() && (masked[i] == ' ' || masked[i] == '\t')) ++i;
+    const std::size_t name_b = i;
+    while (i < masked.size() && (std::isalnum(static_cast<unsigned char>(masked[i])) || masked[i] == '_'))
+      ++i;
+    if (i >= masked.size() || masked[i] != '(' || i == name_b) continue;
+    const std::string macro = masked.substr(name_b, i - name_b);
+    const std::size_t close = masked.find(')', i);
+    if (close == std::string::npos) continue;
+    std::vector<std::string> params;
+    std::string cur;
+    for (std::size_t k = i + 1; k < close; ++k) {
+      if (masked[k] == ',') {
+        params.push_back(collapseSpace(cur));
+        cur.clear();
+      } else {
+        cur += masked[k];
+      }
+    }
+    params.push_back(collapseSpace(cur));
+    // the logical line of the body: up to a newline not preceded by a backslash
+    std::size_t end = close;
+    while ((end = masked.find('\n', end + 1)) != std::string::npos) {
+      std::size_t back = end;
+      while (back > 0 && (masked[back - 1] == ' ' || masked[back - 1] == '\t' || masked[back - 1] == '\r'))
+        --back;
+      if (back == 0 || masked[back - 1] != '\\') break;
+    }
+    if (end == std::string::npos) end = masked.size();
+    const std::string body = masked.substr(close + 1, end - close - 1);
+    const std::size_t g = body.find("__global__");
+    if (g == std::string::npos) continue;
+    const std::string name = kernelHeadIn(body, g).first;
+    for (std::size_t p = 0; p < params.size(); ++p)
+      if (!name.empty() && params[p] == name) out[macro] = static_cast<int>(p);
+  }
+}
+
+// ---- kernels on the tree ------------------------------------------------------------------------
+
+/// The declarator's name node and the parameter list of a function definition.
+std::pair<TSNode, TSNode> FileScanner::declaratorOf(TSNode fn) const {
+  TSNode d = field(fn, "declarator");
+  // Walk through pointer/reference/attributed declarators to the function_declarator.
+  for (int guard = 0; !ts_node_is_null(d) && guard < 8 && type(d) != "function_declarator"; ++guard) {
+    TSNode inner = field(d, "declarator");
+    if (ts_node_is_null(inner)) break;
+    d = inner;
+  }
+  if (ts_node_is_null(d) || type(d) != "function_declarator") return {TSNode{}, TSNode{}};
+  return {field(d, "declarator"), field(d, "parameters")};
+}
+
+bool FileScanner::hasSpecifier(TSNode fn, std::string_view spec) const {
+  for (uint32_t i = 0; i < ts_node_child_count(fn); ++i) {
+    TSNode c = ts_node_child(fn, i);
+    const std::string_view t = type(c);
+    if (t == spec) return true;
+    if ((t == "type_qualifier" || t == "storage_class_specifier" || t == "attribute_specifier") &&
+        text(c) == spec)
+      return true;
+  }
+  return false;
+}
+
+bool FileScanner::onFunction(TSNode n) {
+  auto [name_node, params] = declaratorOf(n);
+  if (ts_node_is_null(name_node)) return false;
+  Function f;
+  f.node = n;
+  f.name = std::string(lastSegment(text(name_node)));
+  if (cuda_file_) repo_.cuda_functions.insert(f.name);
+  f.global = hasSpecifier(n, "__global__");
+  f.device = hasSpecifier(n, "__device__");
+  if (f.global) f.kernel = addKernel(n, name_node, params);
+  // DEFINE_KERNEL(flash_fwd_kernel, bool Is_causal) { … }: a kernel defined through a macro.
+  if (auto m = repo_.kernel_macros.find(f.name);
+      m != repo_.kernel_macros.end() && !ts_node_is_null(params) &&
+      ts_node_named_child_count(params) > static_cast<uint32_t>(m->second)) {
+    TSNode name_param = ts_node_named_child(params, static_cast<uint32_t>(m->second));
+    f.kernel = addKernel(n, name_param, params);
+    Kernel& k = repo_.kernels[static_cast<std::size_t>(f.kernel)];
+    k.name = collapseSpace(text(name_param));
+    k.qualified = k.name;
+    k.signature = "(declared by the macro " + f.name + ")";
+    k.template_params = collapseSpace(text(params));
+    k.features.insert("macro_defined");
+    f.name = k.name;
+  }
+  onBindingMacro(f, name_node, params);
+  functions_.push_back(std::move(f));
+  return true;
+}
+
+int FileScanner::addKernel(TSNode fn, TSNode name_node, TSNode params) {
+  Kernel k;
+  k.file = path_;
+  k.name = std::string(lastSegment(text(name_node)));
+  std::string qual;
+  for (const auto& ns : namespaces_)
+    if (!ns.empty()) qual += ns + "::";
+  const std::string_view written = text(name_node);
+  k.qualified = written.find("::") != std::string_view::npos ? std::string(written) : qual + k.name;
+  k.signature = ts_node_is_null(params) ? std::string("()") : collapseSpace(text(params));
+  TSNode holder = fn;
+  TSNode parent = ts_node_parent(fn);
+  if (!ts_node_is_null(parent) && type(parent) == "template_declaration") {
+    holder = parent;
+    TSNode tp = field(parent, "parameters");
+    if (!ts_node_is_null(tp)) k.template_params = collapseSpace(text(tp));
+  }
+  k.range = range(name_node);
+  k.first_line = ts_node_start_point(holder).row + 1;
+  k.last_line = ts_node_end_point(fn).row + 1;
+  k.description = docComment(holder);
+  for (uint32_t i = 0; i < ts_node_child_count(fn); ++i)
+    if (type(ts_node_child(fn, i)) == "launch_bounds") k.features.insert("launch_bounds");
+  kernel_spans_.push_back({ts_node_start_byte(holder), ts_node_end_byte(fn)});
+  repo_.kernels.push_back(std::move(k));
+  repo_.cuda_evidence_files.insert(path_);
+  return static_cast<int>(repo_.kernels.size()) - 1;
+}
+
+/// The comment block right above a definition, reduced to its first sentence.
+std::string FileScanner::docComment(TSNode holder) const {
+  std::vector<std::string> parts;
+  uint32_t expect_row = ts_node_start_point(holder).row;
+  for (TSNode p = ts_node_prev_sibling(holder); !ts_node_is_null(p); p = ts_node_prev_sibling(p)) {
+    if (type(p) != "comment") break;
+    if (ts_node_end_point(p).row + 1 < expect_row) break;  // a blank line separates it
+    parts.insert(parts.begin(), std::string(text(p)));
+    expect_row = ts_node_start_point(p).row;
+  }
+  std::string joined;
+  for (const auto& c : parts) {
+    std::string s = c;
+    if (startsWith(s, "//")) {
+      s = s.substr(2);
+      while (!s.empty() && (s.front() == '/' || s.front() == '!')) s.erase(0, 1);
+    } else if (startsWith(s, "/*")) {
+      s = s.substr(2, s.size() >= 4 ? s.size() - 4 : 0);
+      std::string cleaned;
+      std::size_t b = 0;
+      while (b <= s.size()) {  // drop the leading " * " of block comment lines
+        std::size_t e = s.find('\n', b);
+        if (e == std::string::npos) e = s.size();
+        std::string line = s.substr(b, e - b);
+        const std::size_t star = line.find_first_not_of(" \t");
+        if (star != std::string::npos && (line[star] == '*' || line[star] == '!'))
+          line = line.substr(star + 1);
+        cleaned += line + "\n";
+        b = e + 1;
+      }
+      s = cleaned;
+    }
+    joined += s + "\n";
+  }
+  std::string line = collapseSpace(joined);
+  // Doxygen tags and separators are not a description.
+  if (startsWith(line, "@brief ") || startsWith(line, "\\brief ")) line = line.substr(7);
+  if (line.find_first_not_of("-=*/# ") == std::string::npos) return {};
+  const std::size_t stop = line.find(". ");
+  if (stop != std::string::npos) line = line.substr(0, stop + 1);
+  return clip(line, 200);
+}
+
+// ---- kernels the tree missed (macros before the definition confuse the parser) --------------------
+
+void FileScanner::recoverKernels() {
+  std::size_t at = 0;
+  while ((at = masked_.find("__global__", at)) != std::string::npos) {
+    const std::size_t here = at;
+    at += 10;
+    if (here > 0 && (std::isalnum(static_cast<unsigned char>(masked_[here - 1])) || masked_[here - 1] == '_'))
+      continue;
+    if (here + 10 < masked_.size() &&
+        (std::isalnum(static_cast<unsigned char>(masked_[here + 10])) || masked_[here + 10] == '_'))
+      continue;
+    bool inside = false;
+    for (const auto& [b, e] : kernel_spans_)
+      if (here >= b && here < e) inside = true;
+    if (inside || inMacroLine(here)) continue;
+    const auto [name, open] = kernelHeadIn(masked_, here);
+    if (name.empty() || name == "__global__") continue;
+    // The parameter list, then a body (a prototype ends with ';').
+    const std::size_t close = matchingIn(masked_, open, '(', ')');
+    if (close == std::string::npos) continue;
+    std::size_t next = masked_.find_first_not_of(" \t\r\n", close + 1);
+    if (next == std::string::npos || masked_[next] != '{') continue;
+    const std::size_t body_end = matchingIn(masked_, next, '{', '}');
+    Kernel k;
+    k.file = path_;
+    k.name = name;
+    k.qualified = name;
+    k.signature = collapseSpace(std::string_view(text_).substr(open, close + 1 - open));
+    const auto name_at = static_cast<uint32_t>(here + masked_.substr(here, open - here).rfind(name));
+    k.range = lines_.range(name_at, name_at + static_cast<uint32_t>(name.size()));
+    k.first_line = k.range.line;
+    k.last_line =
+        lines_.position(static_cast<uint32_t>(body_end == std::string::npos ? close : body_end)).first;
+    k.recovered = true;
+    const std::string body = masked_.substr(next, body_end == std::string::npos ? 0 : body_end - next);
+    if (body.find("__shared__") != std::string::npos) k.features.insert("shared_memory");
+    if (body.find("__shfl") != std::string::npos || body.find("__ballot") != std::string::npos)
+      k.features.insert("warp_intrinsics");
+    if (body.find("asm") != std::string::npos) k.features.insert("inline_ptx");
+    if (body.find("atomic") != std::string::npos) k.features.insert("atomics");
+    if (body.find("wmma") != std::string::npos || body.find("mma.sync") != std::string::npos)
+      k.features.insert("tensor_cores");
+    kernel_spans_.push_back({here, body_end == std::string::npos ? close : body_end});
+    repo_.kernels.push_back(std::move(k));
+    repo_.cuda_evidence_files.insert(path_);
+    // launches inside text the tree could not read are left to the tree (rare)
+  }
+}
+
+bool FileScanner::inMacroLine(std::size_t pos) const {
+  // Walk back over continued lines to the start of the logical line.
+  std::size_t b = masked_.rfind('\n', pos);
+  while (b != std::string::npos && b > 0 && masked_[b - 1] == '\\') b = masked_.rfind('\n', b - 1);
+  const std::size_t start = b == std::string::npos ? 0 : b + 1;
+  const std::size_t first = masked_.find_first_not_of(" \t", start);
+  return first != std::string::npos && masked_[first] == '#';
+}
+
+}  // namespace custom_ops::native

@@ -1,0 +1,250 @@
+// CUDA kernel launches (<<<…>>> and the cudaLaunchKernel/cuLaunchKernel APIs), the calls around
+// them, and the report of kernels with their launch sites (OPS-001, OPS-002).
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <string>
+
+#include "file_scanner.hpp"
+#include "kernel_advice.hpp"
+#include "native_facts.hpp"
+
+namespace custom_ops::native {
+namespace {
+
+constexpr const char* kKernel = "OPS-001";
+constexpr const char* kLaunch = "OPS-002";
+
+bool isLaunchApi(std::string_view s) {
+  return s == "cudaLaunchKernel" || s == "cudaLaunchCooperativeKernel" || s == "cudaLaunchKernelEx" ||
+         s == "cuLaunchKernel" || s == "cuLaunchCooperativeKernel" || s == "cuLaunchKernelEx" ||
+         s == "cudaLaunchKernelExC";
+}
+
+}  // namespace
+
+// ---- calls and launches on the tree -------------------------------------------------------------
+
+void FileScanner::onCall(TSNode n) {
+  TSNode fn = field(n, "function");
+  if (ts_node_is_null(fn)) return;
+  TSNode launch{};
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+    TSNode c = ts_node_named_child(n, i);
+    if (type(c) == "kernel_call_syntax") launch = c;
+  }
+  const std::string_view ft = type(fn);
+  std::string name;
+  if (ft == "identifier") {
+    name = std::string(text(fn));
+  } else if (ft == "template_function") {
+    TSNode nm = field(fn, "name");
+    name = std::string(ts_node_is_null(nm) ? text(fn) : text(nm));
+  } else if (ft == "qualified_identifier") {
+    name = collapseSpace(text(fn));
+    name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
+  }
+  TSNode args = field(n, "arguments");
+  if (!ts_node_is_null(launch)) {
+    std::string config =
+        masked_.substr(ts_node_start_byte(launch), ts_node_end_byte(launch) - ts_node_start_byte(launch));
+    if (startsWith(config, "<<<")) config = config.substr(3);
+    if (endsWith(config, ">>>")) config.resize(config.size() - 3);
+    addLaunch(n, std::string(lastSegment(name.empty() ? text(fn) : name)), collapseSpace(config), "<<<>>>",
+              args);
+    return;
+  }
+  if (ft == "field_expression") {
+    TSNode member = field(fn, "field");
+    const std::string_view m = ts_node_is_null(member) ? std::string_view() : text(member);
+    if (m == "is_cuda") use(kRuntime, n, ".is_cuda()");
+    onBindingCall(fn, m, args);
+    return;
+  }
+  if (name.empty()) return;
+  const std::string_view last = lastSegment(name);
+  if (isLaunchApi(last)) {
+    // cudaLaunchKernel((void*)k, …): the first argument; cudaLaunchKernelEx(&cfg, k, …): the second.
+    std::string kernel = "?";
+    const uint32_t index = endsWith(last, "Ex") || endsWith(last, "ExC") ? 1 : 0;
+    if (!ts_node_is_null(args) && ts_node_named_child_count(args) > index) {
+      // `(void*)&ns::kernel<T>`, `reinterpret_cast<void*>(kernel)`: drop casts and template
+      // arguments, then the last identifier is the kernel.
+      static const std::regex kCast(R"(\w+_cast\s*<[^>]*>)");
+      std::string a = std::regex_replace(std::string(text(ts_node_named_child(args, index))), kCast, " ");
+      a = a.substr(0, a.find('<'));
+      static const std::regex kIdent(R"([A-Za-z_]\w*)");
+      for (auto it = std::sregex_iterator(a.begin(), a.end(), kIdent); it != std::sregex_iterator(); ++it)
+        if (it->str() != "void" && it->str() != "const") kernel = it->str();
+    }
+    addLaunch(n, kernel, "", std::string(last), args);
+    return;
+  }
+  if (ft == "identifier") addCallee(name);
+  if (startsWith(last, "atomic")) addFeature("atomics");
+  if (last == "__syncthreads") addFeature("block_sync");
+  if (const char* rule = classifyName(name, NameKind::Call)) use(rule, fn, name);
+}
+
+/// `auto kernel = &selective_scan_fwd_kernel<Traits>; kernel<<<…>>>(…)`: the function a local
+/// launch variable was assigned from, searched in the enclosing function before the launch.
+std::string FileScanner::launchTarget(TSNode call, const std::string& name) const {
+  if (functions_.empty() || name.empty()) return name;
+  const uint32_t from = ts_node_start_byte(functions_.back().node);
+  const uint32_t to = ts_node_start_byte(call);
+  if (to <= from) return name;
+  const std::string before = masked_.substr(from, to - from);
+  const std::regex assign("\\b" + name + R"(\s*=\s*&?\s*(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*[<;])");
+  std::string target;
+  for (auto it = std::sregex_iterator(before.begin(), before.end(), assign); it != std::sregex_iterator();
+       ++it)
+    target = (*it)[1].str();
+  return target.empty() ? name : target;
+}
+
+void FileScanner::addLaunch(TSNode call, std::string kernel, std::string config, std::string via,
+                            TSNode args) {
+  Launch l;
+  l.written = kernel;
+  if (kernel.size() < 64 &&
+      kernel.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
+          std::string::npos)
+    kernel = launchTarget(call, kernel);
+  l.file = path_;
+  l.range = range(call);
+  l.kernel = std::move(kernel);
+  l.config = std::move(config);
+  l.via = std::move(via);
+  for (auto it = functions_.rbegin(); it != functions_.rend(); ++it)
+    if (!it->name.empty()) {
+      l.function = it->name;
+      break;
+    }
+  l.arguments = ts_node_is_null(args) ? 0 : static_cast<int>(ts_node_named_child_count(args));
+  repo_.cuda_functions.insert(l.function);
+  repo_.launches.push_back(std::move(l));
+  repo_.cuda_evidence_files.insert(path_);
+}
+
+// ---- reporting ----------------------------------------------------------------------------------
+
+namespace {
+
+std::string siteOf(const std::string& file, std::uint32_t line) {
+  return file + ":" + std::to_string(line);
+}
+
+/// Kernels inherit the features of the __device__ helpers they call (by name, repository-wide).
+void propagateFeatures(Repo& repo) {
+  for (int round = 0; round < 4; ++round) {
+    bool changed = false;
+    for (auto& [name, df] : repo.device_functions)
+      for (const auto& callee : df.callees) {
+        auto it = repo.device_functions.find(callee);
+        if (it == repo.device_functions.end() || &it->second == &df) continue;
+        for (const auto& feat : it->second.features) changed |= df.features.insert(feat).second;
+      }
+    if (!changed) break;
+  }
+  for (Kernel& k : repo.kernels)
+    for (const auto& callee : k.callees)
+      if (auto it = repo.device_functions.find(callee); it != repo.device_functions.end())
+        k.features.insert(it->second.features.begin(), it->second.features.end());
+}
+
+}  // namespace
+
+void reportKernelsAndLaunches(Repo& repo, const Rules& rules, sdk::FindingSink& sink) {
+  std::multimap<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < repo.kernels.size(); ++i) by_name.emplace(repo.kernels[i].name, i);
+  for (Launch& l : repo.launches)
+    if (by_name.count(l.written) || !by_name.count(l.kernel)) l.kernel = l.written;
+  for (const Launch& l : repo.launches) {
+    auto [b, e] = by_name.equal_range(l.kernel);
+    bool same_file = false;
+    for (auto it = b; it != e; ++it) same_file |= repo.kernels[it->second].file == l.file;
+    for (auto it = b; it != e; ++it)
+      if (!same_file || repo.kernels[it->second].file == l.file)
+        repo.kernels[it->second].launch_sites.push_back(siteOf(l.file, l.range.line));
+  }
+  propagateFeatures(repo);
+  for (const Kernel& k : repo.kernels) {
+    const KernelAdvice a = adviseCudaKernel(k.name, k.features);
+    std::string description =
+        !k.description.empty() ? k.description : describeName(k.name) + " (derived from the name)";
+    while (!description.empty() && (description.back() == '.' || description.back() == ' '))
+      description.pop_back();
+    auto f = rules.make(kKernel, k.file, k.range, k.name, {},
+                        {{"kernel", k.name},
+                         {"description", description},
+                         {"path", a.replacement_path},
+                         {"npu", a.replacement_path},
+                         {"effort", effortLabel(a.effort_days)}});
+    if (!f) continue;
+    f->effort_days = a.effort_days;
+    f->difficulty = a.effort_days <= 1   ? sdk::Level::Low
+                    : a.effort_days <= 3 ? sdk::Level::Medium
+                                         : sdk::Level::High;
+    if (k.recovered) f->confidence = sdk::Level::Medium;
+    std::vector<std::string> features(k.features.begin(), k.features.end());
+    f->details = {{"kernel", k.name},
+                  {"qualified_name", k.qualified},
+                  {"signature", k.signature},
+                  {"template", k.template_params},
+                  {"launches", std::to_string(k.launch_sites.size())},
+                  {"launch_sites", join(k.launch_sites, ", ")},
+                  {"description", description},
+                  {"category", a.category},
+                  {"replacement_kind", a.kind},
+                  {"replacement_path", a.replacement_path},
+                  {"effort", effortLabel(a.effort_days)},
+                  {"effort_days", formatDays(a.effort_days)},
+                  {"features", join(features, ", ")},
+                  {"source", k.file + ":" + std::to_string(k.first_line) + "-" + std::to_string(k.last_line)},
+                  {"language", "cuda"}};
+    sink.report(std::move(*f));
+  }
+  for (const Launch& l : repo.launches) {
+    std::string defined;
+    auto [b, e] = by_name.equal_range(l.kernel);
+    for (auto it = b; it != e; ++it) {
+      const Kernel& k = repo.kernels[it->second];
+      if (!defined.empty()) defined += ", ";
+      defined += siteOf(k.file, k.range.line);
+    }
+    const std::string how = l.via == "<<<>>>" ? "<<<" + l.config + ">>>" : l.via + "(…)";
+    auto f = rules.make(kLaunch, l.file, l.range, l.kernel, {},
+                        {{"kernel", l.kernel}, {"value", how}, {"config", l.config}, {"via", l.via}});
+    if (!f) continue;
+    std::vector<std::string> parts;
+    {
+      int depth = 0;
+      std::string cur;
+      for (char c : l.config) {
+        if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+        if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
+        if (c == ',' && depth == 0) {
+          parts.push_back(collapseSpace(cur));
+          cur.clear();
+        } else {
+          cur += c;
+        }
+      }
+      if (!cur.empty()) parts.push_back(collapseSpace(cur));
+    }
+    f->details = {{"kernel", l.kernel},
+                  {"via", l.via},
+                  {"config", l.config},
+                  {"grid", parts.size() > 0 ? parts[0] : ""},
+                  {"block", parts.size() > 1 ? parts[1] : ""},
+                  {"shared_mem", parts.size() > 2 ? parts[2] : ""},
+                  {"stream", parts.size() > 3 ? parts[3] : ""},
+                  {"arguments", std::to_string(l.arguments)},
+                  {"function", l.function},
+                  {"kernel_defined_at", defined}};
+    sink.report(std::move(*f));
+  }
+}
+
+}  // namespace custom_ops::native

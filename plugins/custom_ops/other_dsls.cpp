@@ -1,0 +1,89 @@
+// Kernels written in other CUDA-only Python DSLs: numba.cuda, cuTile, CuTe DSL, CuPy, PyCUDA,
+// NVIDIA Warp, NVRTC (OPS-030).
+
+#include <algorithm>
+#include <string>
+
+#include "kernel_advice.hpp"
+#include "python_file.hpp"
+
+namespace custom_ops::python {
+namespace {
+
+constexpr const char* kGpuDsl = "OPS-030";
+
+/// Python kernel DSLs that compile for NVIDIA GPUs only: decorators, and classes/functions that
+/// compile CUDA source text.
+struct Dsl {
+  const char* name;
+  const char* label;
+};
+/// Kernels only: CuTe DSL's @cute.jit host launchers and device helpers go with their @cute.kernel.
+constexpr Dsl kDslDecorators[] = {{"numba.cuda.jit", "numba.cuda"},
+                                  {"cuda.tile.kernel", "cuTile"},
+                                  {"cutlass.cute.kernel", "CuTe DSL"},
+                                  {"cupyx.jit.rawkernel", "CuPy JIT"},
+                                  {"warp.kernel", "NVIDIA Warp"}};
+constexpr Dsl kDslCalls[] = {{"cupy.RawKernel", "CuPy"},
+                             {"cupy.ElementwiseKernel", "CuPy"},
+                             {"cupy.ReductionKernel", "CuPy"},
+                             {"cupy.RawModule", "CuPy"},
+                             {"pycuda.compiler.SourceModule", "PyCUDA"},
+                             {"cuda.nvrtc.nvrtcCreateProgram", "NVRTC (cuda-python)"}};
+
+}  // namespace
+
+void PythonFile::gpuDslKernels() {
+  for (const auto& d : m_.definitions()) {
+    if (d.kind != DefinitionFact::Kind::Function) continue;
+    const Dsl* dsl = nullptr;
+    for (const auto& dec : d.decorators)
+      for (const Dsl& candidate : kDslDecorators)
+        if (dec == candidate.name) dsl = &candidate;
+    if (!dsl) continue;
+    const KernelAdvice a = adviseCudaKernel(d.name, {});
+    const std::string path = a.kind == "ascend_c"
+                                 ? "a triton-ascend kernel, or Ascend C (" + a.replacement_path + ")"
+                                 : a.replacement_path + ", or a triton-ascend kernel";
+    const std::string description = summaryOrName(d);
+    // `kernel`/`__call__` methods of kernel classes: the class names the kernel.
+    const std::string shown = d.qualified_name.empty() ? d.name : d.qualified_name;
+    auto f = rules_.make(kGpuDsl, std::string(m_.path()), nameRange(d), d.name, {},
+                         {{"value", "kernel " + shown}, {"dsl", dsl->label}, {"path", path}, {"npu", path}});
+    if (!f) continue;
+    f->effort_days = std::max(1.0, a.effort_days);
+    f->details = {{"kernel", d.name},
+                  {"qualified_name", d.qualified_name},
+                  {"dsl", dsl->label},
+                  {"description", description},
+                  {"category", a.category},
+                  {"replacement_path", path},
+                  {"effort", effortLabel(f->effort_days)},
+                  {"effort_days", formatDays(f->effort_days)},
+                  {"decorators", join(d.decorators, ", ")},
+                  {"source", std::string(m_.path()) + ":" + std::to_string(d.range.line) + "-" +
+                                 std::to_string(d.range.end_line)},
+                  {"language", "python-dsl"}};
+    report(std::move(f));
+  }
+  for (const auto& c : m_.calls())
+    for (const Dsl& candidate : kDslCalls)
+      if (c.callee_resolved == candidate.name) {
+        const std::string name = c.assigned_to.empty() ? argText(c, "name", 1) : c.assigned_to;
+        const std::string path = "native/torch_npu ops or a triton-ascend kernel";
+        auto f =
+            rules_.make(kGpuDsl, std::string(m_.path()), c.name_range, c.callee_written, c.callee_resolved,
+                        {{"value", c.callee_written + (name.empty() ? "" : " (" + name + ")")},
+                         {"dsl", candidate.label},
+                         {"path", path},
+                         {"npu", path}});
+        if (!f) continue;
+        f->details = {{"kernel", name},
+                      {"dsl", candidate.label},
+                      {"replacement_path", path},
+                      {"language", "python-dsl"}};
+        report(std::move(f));
+      }
+}
+
+}  // namespace custom_ops::python

@@ -1,0 +1,94 @@
+#pragma once
+/// One Python file under analysis and the helpers its checks share; the members are defined in
+/// python_scan.cpp (the shared parts), extension_imports.cpp, triton_kernels.cpp,
+/// autograd_functions.cpp and other_dsls.cpp.
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+#include "migrate/sdk/text_position.hpp"
+
+namespace custom_ops::python {
+
+using sdk::CallFact;
+using sdk::DefinitionFact;
+
+/// Reported by the import checks and by the autograd check (a plain import used like a kernel).
+inline constexpr char kExtensionImport[] = "OPS-028";
+
+bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer);
+
+/// The subscripted callee of `kernel[grid](…)`: base chain and grid text.
+struct Subscripted {
+  std::string base;
+  std::string grid;
+};
+
+std::optional<Subscripted> subscriptCallee(const sdk::Module& m, const CallFact& c);
+
+std::string lastPart(const std::string& chain);
+
+/// Everything about one file that several checks share.
+class PythonFile {
+ public:
+  PythonFile(const sdk::Module& m, const Rules& rules, const Options& options, sdk::FindingSink& sink);
+
+  void run();
+
+ private:
+  void report(std::optional<sdk::Finding> f);
+  static std::string argText(const CallFact& c, std::string_view keyword, int index);
+  static std::string summaryOrName(const DefinitionFact& d);
+  sdk::SourceRange nameRange(const DefinitionFact& d) const;
+
+  // ---- extension builds and imports (extension_imports.cpp)
+  static bool hasKeyword(const CallFact& c, std::string_view keyword);
+  static bool mentionsCudaSource(std::string_view text);
+  bool fileHasCudaSourceString() const;
+  void extensionBuilds();
+  static bool loadsExtensionByName(const CallFact& c);
+  void extensionImports();
+
+  // ---- Triton (triton_kernels.cpp)
+  struct KernelFacts;
+  struct LaunchInfo {
+    const CallFact* call;
+    Subscripted callee;
+  };
+  KernelFacts kernelFacts(const DefinitionFact& d) const;
+  std::vector<LaunchInfo> launches() const;
+  void tritonKernels();
+  void tritonAutotune();
+  std::string assignedExpression(const CallFact& c, const std::string& name) const;
+  std::string gridExpression(const CallFact& c, const std::string& grid) const;
+  void tritonLaunches();
+  static const char* tritonApiRule(const std::string& r);
+  void tritonApis();
+
+  // ---- kernels in other CUDA-only Python DSLs (other_dsls.cpp)
+  void gpuDslKernels();
+
+  // ---- autograd Functions (autograd_functions.cpp)
+  std::string kernelCall(const CallFact& c) const;
+  void autogradFunctions();
+
+  const sdk::Module& m_;
+  const Rules& rules_;
+  const Options& options_;
+  sdk::FindingSink& sink_;
+  sdk::LineIndex lines_;
+  bool triton_imported_ = false;
+  bool device_queries_ = false;
+  bool npu_path_ = false;
+  std::set<std::string> extension_names_;
+  std::map<std::string, const sdk::ImportFact*> plain_modules_;  ///< bound name → `import X [as Y]`
+  mutable std::set<std::string> used_plain_modules_;  ///< those called like kernels from autograd passes
+  std::vector<const DefinitionFact*> triton_kernels_;
+  std::set<std::string> triton_kernel_names_;
+};
+
+}  // namespace custom_ops::python
