@@ -23,22 +23,6 @@ std::string_view verdictName(Verdict v) {
   return "not involved";
 }
 
-std::string normalizeName(std::string_view name) {
-  std::string out;
-  out.reserve(name.size());
-  bool sep = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && !out.empty()) out += '-';
-    sep = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 Verdict Lookup::verdict() const {
   if (package) return package->verdict;
   if (pattern) return pattern->verdict;

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include "package_name.hpp"
 
 namespace deps {
 
@@ -53,9 +54,6 @@ std::span<const PackageEntry> packageTable();
 std::span<const PatternEntry> patternTable();
 std::span<const TorchNpuRelease> torchNpuReleases();
 std::span<const ImportEntry> importTable();
-
-/// PEP 503 normalisation: lowercase, runs of '-', '_', '.' become one '-'.
-std::string normalizeName(std::string_view name);
 
 /// The result of looking a package up.
 struct Lookup {

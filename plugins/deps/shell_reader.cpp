@@ -247,22 +247,31 @@ class InstallScanner {
     }
   }
 
+  /// The value of option `opt` (the text of w[i]): `--opt=value` (then `opt` loses its value) or,
+  /// for options in `takes_value`, the next word (then `i` moves past it). No value: nullptr.
+  std::pair<std::string, const Word*> optionValue(
+      const std::vector<Word>& w, std::size_t& i, std::string& opt,
+      const std::set<std::string, std::less<>>& takes_value) const {
+    const auto eq = opt.find('=');
+    if (eq != std::string::npos && opt.rfind("--", 0) == 0) {
+      std::string value = opt.substr(eq + 1);
+      opt = opt.substr(0, eq);
+      return {value, &w[i]};
+    }
+    if (takes_value.count(opt) && i + 1 < w.size()) {
+      const Word* word = &w[++i];
+      return {substituteVariables(word->value, variables_), word};
+    }
+    return {{}, nullptr};
+  }
+
   void pipArguments(const std::vector<Word>& w, std::size_t i) {
     for (; i < w.size(); ++i) {
       std::string opt = substituteVariables(w[i].value, variables_);
       if (!opt.empty() && opt[0] == '-') {
-        std::string value;
-        const Word* value_word = nullptr;
-        const auto eq = opt.find('=');
-        if (eq != std::string::npos && opt.rfind("--", 0) == 0) {
-          value = opt.substr(eq + 1);
-          opt = opt.substr(0, eq);
-          value_word = &w[i];
-        } else if (kPipValueOptions.count(opt) && i + 1 < w.size()) {
-          value_word = &w[++i];
-          value = substituteVariables(value_word->value, variables_);
-        } else if (opt.size() > 2 && opt[1] != '-' &&
-                   std::string_view("rcefi").find(opt[1]) != std::string_view::npos) {
+        auto [value, value_word] = optionValue(w, i, opt, kPipValueOptions);
+        if (!value_word && opt.size() > 2 && opt[1] != '-' &&
+            std::string_view("rcefi").find(opt[1]) != std::string_view::npos) {
           value = opt.substr(2);  // -rrequirements.txt
           opt = opt.substr(0, 2);
           value_word = &w[i];
@@ -328,17 +337,7 @@ class InstallScanner {
     for (; i < w.size(); ++i) {
       std::string opt = substituteVariables(w[i].value, variables_);
       if (!opt.empty() && opt[0] == '-') {
-        std::string value;
-        const Word* value_word = nullptr;
-        const auto eq = opt.find('=');
-        if (eq != std::string::npos && opt.rfind("--", 0) == 0) {
-          value = opt.substr(eq + 1);
-          opt = opt.substr(0, eq);
-          value_word = &w[i];
-        } else if (kCondaValueOptions.count(opt) && i + 1 < w.size()) {
-          value_word = &w[++i];
-          value = substituteVariables(value_word->value, variables_);
-        }
+        const auto [value, value_word] = optionValue(w, i, opt, kCondaValueOptions);
         if (value_word && (opt == "-c" || opt == "--channel"))
           out_.indexes.push_back({path_, range(*value_word), value, "channel", source_});
         continue;

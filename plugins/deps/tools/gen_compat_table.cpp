@@ -10,6 +10,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "../package_name.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -32,21 +34,6 @@ std::string where(const std::string& file, const YAML::Node& n) {
 
 [[noreturn]] void fail(const std::string& file, const YAML::Node& n, const std::string& what) {
   throw Failure{where(file, n) + what};
-}
-
-std::string normalize(const std::string& name) {
-  std::string out;
-  bool sep = false;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && !out.empty()) out += '-';
-    sep = false;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
 }
 
 void checkKeys(const std::string& file, const YAML::Node& n, const std::set<std::string>& allowed,
@@ -145,8 +132,9 @@ int main(int argc, char** argv) {
                 "a package");
       Row r;
       r.name = scalar(data_file, p["name"], "name");
-      if (normalize(r.name) != r.name)
-        fail(data_file, p["name"], "'" + r.name + "' is not normalised (write '" + normalize(r.name) + "')");
+      if (deps::normalizeName(r.name) != r.name)
+        fail(data_file, p["name"],
+             "'" + r.name + "' is not normalised (write '" + deps::normalizeName(r.name) + "')");
       r.canonical = r.name;
       r.verdict = scalar(data_file, p["verdict"], "verdict");
       if (!kVerdicts.count(r.verdict))
@@ -165,8 +153,9 @@ int main(int argc, char** argv) {
       }
       std::vector<std::string> names{r.name};
       for (const auto& a : list(data_file, p["aliases"], "aliases")) {
-        if (normalize(a) != a)
-          fail(data_file, p["aliases"], "alias '" + a + "' is not normalised (write '" + normalize(a) + "')");
+        if (deps::normalizeName(a) != a)
+          fail(data_file, p["aliases"],
+               "alias '" + a + "' is not normalised (write '" + deps::normalizeName(a) + "')");
         names.push_back(a);
       }
       for (const auto& n : names) {
