@@ -61,6 +61,13 @@ std::string lower(std::string_view s);
 std::string formatDays(double days);
 /// "low" / "medium" / "high" from an effort in person-days.
 std::string effortLabel(double days);
+
+/// The difficulty that goes with an effort: up to 1 day low, up to 3 days medium, more high.
+inline migrate::sdk::Level difficultyOf(double effort_days) {
+  return effort_days <= 1   ? migrate::sdk::Level::Low
+         : effort_days <= 3 ? migrate::sdk::Level::Medium
+                            : migrate::sdk::Level::High;
+}
 bool startsWith(std::string_view s, std::string_view prefix);
 bool endsWith(std::string_view s, std::string_view suffix);
 /// Truncates to `max` characters (UTF-8 safe), adding "…" when cut.

@@ -183,9 +183,7 @@ void reportKernelsAndLaunches(Repo& repo, const Rules& rules, sdk::FindingSink& 
                          {"effort", effortLabel(a.effort_days)}});
     if (!f) continue;
     f->effort_days = a.effort_days;
-    f->difficulty = a.effort_days <= 1   ? sdk::Level::Low
-                    : a.effort_days <= 3 ? sdk::Level::Medium
-                                         : sdk::Level::High;
+    f->difficulty = difficultyOf(a.effort_days);
     if (k.recovered) f->confidence = sdk::Level::Medium;
     std::vector<std::string> features(k.features.begin(), k.features.end());
     f->details = {{"kernel", k.name},

@@ -238,9 +238,7 @@ void PythonFile::tritonKernels() {
                           {"effort", effortLabel(a.effort_days)}});
     if (!f) continue;
     f->effort_days = a.effort_days;
-    f->difficulty = a.effort_days <= 1   ? sdk::Level::Low
-                    : a.effort_days <= 3 ? sdk::Level::Medium
-                                         : sdk::Level::High;
+    f->difficulty = difficultyOf(a.effort_days);
     std::vector<std::string> params;
     for (const auto& p : k.params)
       params.push_back(p.annotation.empty() ? p.name : p.name + ": " + p.annotation);
