@@ -10,7 +10,6 @@
 #include <cctype>
 #include <map>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -129,11 +128,7 @@ class AttentionPlugin final : public Plugin {
   }
 
   void configure(const PluginContext& context) override {
-    for (const char* id : kCustomRules) {
-      const RuleInfo* rule = context.rule(id);
-      if (!rule) throw std::runtime_error(std::string("rule ") + id + " is missing from the rule files");
-      rules_[id] = rule;
-    }
+    for (const char* id : kCustomRules) rules_[id] = &context.requireRule(id);
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {

@@ -7,7 +7,6 @@
 #include <map>
 #include <regex>
 #include <set>
-#include <stdexcept>
 
 #include "compat_table.hpp"
 #include "deps_embedded_rules.hpp"
@@ -149,11 +148,7 @@ class DepsPlugin final : public Plugin {
   }
 
   void configure(const PluginContext& context) override {
-    for (int i = 0; i < kRuleCount; ++i) {
-      rules_[i] = context.rule(kRuleIds[i]);
-      if (!rules_[i])
-        throw std::runtime_error(std::string("rule ") + kRuleIds[i] + " is missing from the rule files");
-    }
+    for (int i = 0; i < kRuleCount; ++i) rules_[i] = &context.requireRule(kRuleIds[i]);
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {

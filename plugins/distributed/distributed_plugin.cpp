@@ -2,7 +2,6 @@
 // collectives, device meshes. Most of it is data (rules/*.yaml); the C++ checks in
 // distributed_checks.hpp cover what a rule cannot say. See README.md for one entry per rule id.
 
-#include <stdexcept>
 #include <string>
 
 #include "distributed_checks.hpp"
@@ -38,12 +37,7 @@ class DistributedPlugin final : public Plugin {
   }
 
   void configure(const PluginContext& context) override {
-    auto need = [&](const char* id) {
-      const RuleInfo* rule = context.rule(id);
-      if (rule == nullptr)
-        throw std::runtime_error(std::string("rule ") + id + " is missing from the rule files");
-      return rule;
-    };
+    auto need = [&](const char* id) { return &context.requireRule(id); };
     rules_.nccl_backend = need("DIST-001");
     rules_.variable_backend = need("DIST-004");
     rules_.default_backend = need("DIST-005");

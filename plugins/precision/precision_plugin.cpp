@@ -5,7 +5,6 @@
 // (norm layers, RoPE helpers), or on a value followed through a variable (numpy arrays turned into tensors).
 // See README.md for one entry per rule id and the details keys.
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -46,12 +45,8 @@ class PrecisionPlugin final : public Plugin {
 
   void configure(const PluginContext& context) override {
     for (const char* id : {"PREC-001", "PREC-002", "PREC-004", "PREC-005", "PREC-006", "PREC-010", "PREC-011",
-                           "PREC-014", "PREC-015"}) {
-      const RuleInfo* r = context.rule(id);
-      if (!r)
-        throw std::runtime_error(std::string("precision: rule ") + id + " is missing from the rule files");
-      rules_[id] = r;
-    }
+                           "PREC-014", "PREC-015"})
+      rules_[id] = &context.requireRule(id);
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +74,12 @@ class MIGRATE_SDK_VISIBLE PluginContext {
   /// The data of one of this plugin's rules (any match kind); nullptr for an unknown id. Valid for
   /// the plugin's lifetime.
   virtual const RuleInfo* rule(std::string_view id) const = 0;
+  /// rule(id) for a rule the plugin's code cannot work without: throws (in configure, the host
+  /// then records a plugin-error and skips the plugin) when the rule files lack it.
+  const RuleInfo& requireRule(std::string_view id) const {
+    if (const RuleInfo* r = rule(id)) return *r;
+    throw std::runtime_error("rule " + std::string(id) + " is missing from the plugin's rule files");
+  }
   virtual void logInfo(std::string_view message) const = 0;
   virtual void logWarning(std::string_view message) const = 0;
 };
