@@ -1,5 +1,9 @@
 # Script mode: writes OUTPUT, a C++ file embedding the rule files RULES ('|'-separated, relative
-# to BASE) as raw string literals, with migrateEmbeddedRule(name) to look them up.
+# to BASE) as raw string literals, with FUNCTION(name) to look them up (default
+# migrateEmbeddedRule).
+if(NOT FUNCTION)
+  set(FUNCTION migrateEmbeddedRule)
+endif()
 string(REPLACE "|" ";" rules "${RULES}")
 set(body "// Generated from the plugin's rule files; do not edit.\n#include <string_view>\n\nnamespace {\nstruct EmbeddedRule { std::string_view name; std::string_view text; };\nconst EmbeddedRule kRules[] = {\n")
 foreach(rule IN LISTS rules)
@@ -10,7 +14,7 @@ foreach(rule IN LISTS rules)
   endif()
   string(APPEND body "  {\"${rule}\", R\"migrate_rule(${text})migrate_rule\"},\n")
 endforeach()
-string(APPEND body "  {\"\", \"\"},  // keeps the array non-empty for plugins without rule files\n};\n}  // namespace\n\nstd::string_view migrateEmbeddedRule(std::string_view name) {\n  for (const auto& r : kRules)\n    if (!r.name.empty() && r.name == name) return r.text;\n  return {};\n}\n")
+string(APPEND body "  {\"\", \"\"},  // keeps the array non-empty for plugins without rule files\n};\n}  // namespace\n\nstd::string_view ${FUNCTION}(std::string_view name) {\n  for (const auto& r : kRules)\n    if (!r.name.empty() && r.name == name) return r.text;\n  return {};\n}\n")
 file(WRITE "${OUTPUT}.tmp" "${body}")
 file(COPY_FILE "${OUTPUT}.tmp" "${OUTPUT}" ONLY_IF_DIFFERENT)
 file(REMOVE "${OUTPUT}.tmp")

@@ -187,6 +187,7 @@ void reportKernelsAndLaunches(Repo& repo, const Rules& rules, sdk::FindingSink& 
     if (k.recovered) f->confidence = sdk::Level::Medium;
     std::vector<std::string> features(k.features.begin(), k.features.end());
     f->details = {{"kernel", k.name},
+                  {"group", k.name},  // one bottleneck per kernel
                   {"qualified_name", k.qualified},
                   {"signature", k.signature},
                   {"template", k.template_params},
@@ -232,6 +233,7 @@ void reportKernelsAndLaunches(Repo& repo, const Rules& rules, sdk::FindingSink& 
       if (!cur.empty()) parts.push_back(collapseSpace(cur));
     }
     f->details = {{"kernel", l.kernel},
+                  {"group", l.kernel},  // one bottleneck per kernel
                   {"via", l.via},
                   {"config", l.config},
                   {"grid", parts.size() > 0 ? parts[0] : ""},

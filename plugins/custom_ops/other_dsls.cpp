@@ -53,6 +53,7 @@ void PythonFile::gpuDslKernels() {
     if (!f) continue;
     f->effort_days = std::max(1.0, a.effort_days);
     f->details = {{"kernel", d.name},
+                  {"group", d.name},  // one bottleneck per kernel
                   {"qualified_name", d.qualified_name},
                   {"dsl", dsl->label},
                   {"description", description},
@@ -79,6 +80,7 @@ void PythonFile::gpuDslKernels() {
                          {"npu", path}});
         if (!f) continue;
         f->details = {{"kernel", name},
+                      {"group", name},  // one bottleneck per kernel
                       {"dsl", candidate.label},
                       {"replacement_path", path},
                       {"language", "python-dsl"}};

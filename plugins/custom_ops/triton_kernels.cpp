@@ -244,6 +244,7 @@ void PythonFile::tritonKernels() {
       params.push_back(p.annotation.empty() ? p.name : p.name + ": " + p.annotation);
     std::vector<std::string> features(k.features.begin(), k.features.end());
     f->details = {{"kernel", d.name},
+                  {"group", d.name},  // one bottleneck per kernel
                   {"qualified_name", d.qualified_name},
                   {"signature", "(" + join(params, ", ") + ")"},
                   {"constexpr_params", join(k.constexprs, ", ")},
@@ -381,6 +382,7 @@ void PythonFile::tritonLaunches() {
                     {{"kernel", l.callee.base}, {"grid", l.callee.grid}, {"value", grid_expression + extra}});
     if (!f) continue;
     f->details = {{"kernel", l.callee.base},
+                  {"group", l.callee.base},  // one bottleneck per kernel
                   {"grid", l.callee.grid},
                   {"num_warps", warps},
                   {"num_stages", stages},

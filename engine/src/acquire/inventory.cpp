@@ -1,13 +1,14 @@
 // The file inventory: which files of the source are analysed, and why the others are not.
 
-#include <fnmatch.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
 #include "acquire/git_session.hpp"
 #include "migrate/engine/workspace.hpp"
+#include "migrate/sdk/glob.hpp"
 
 namespace migrate {
 namespace fs = std::filesystem;
@@ -121,35 +122,8 @@ sdk::Language languageOf(const std::string& rel) {
   return sdk::Language::Other;
 }
 
-namespace {
-
-std::vector<std::string> segments(std::string_view s) {
-  std::vector<std::string> out;
-  std::size_t b = 0;
-  for (std::size_t i = 0; i <= s.size(); ++i)
-    if (i == s.size() || s[i] == '/') {
-      out.emplace_back(s.substr(b, i - b));
-      b = i + 1;
-    }
-  return out;
-}
-
-bool matchSegments(const std::vector<std::string>& pat, std::size_t p, const std::vector<std::string>& path,
-                   std::size_t s) {
-  if (p == pat.size()) return s == path.size();
-  if (pat[p] == "**") {
-    for (std::size_t k = s; k <= path.size(); ++k)
-      if (matchSegments(pat, p + 1, path, k)) return true;
-    return false;
-  }
-  return s < path.size() && fnmatch(pat[p].c_str(), path[s].c_str(), FNM_PERIOD) == 0 &&
-         matchSegments(pat, p + 1, path, s + 1);
-}
-
-}  // namespace
-
 bool globMatch(std::string_view pattern, std::string_view path) {
-  return matchSegments(segments(pattern), 0, segments(path), 0);
+  return sdk::globMatch(pattern, path);
 }
 
 std::optional<std::string> Workspace::read(const std::string& path) const {

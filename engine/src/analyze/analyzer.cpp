@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "parse/python_parser.hpp"
+#include "plan/module_summary.hpp"
 #include "rules/rule_set.hpp"
 
 namespace migrate {
@@ -73,6 +74,7 @@ void guarded(const LoadedPlugin& plugin, const std::string& file, const char* ho
 struct WorkerResult {
   std::vector<sdk::Finding> findings;
   std::vector<sdk::Diagnostic> diagnostics;
+  std::vector<ModuleSummary> modules;
   std::size_t parsed = 0;
   std::uint64_t lines = 0;
 };
@@ -98,13 +100,16 @@ std::unordered_set<std::string> projectRoots(const Workspace& workspace) {
 void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
-                         std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics) {
+                         std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
+                         ModuleSummary* summary) {
+  const std::uint64_t lines = summary ? countLines(source) : 0;
   if (!validUtf8(source))
     diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
                            "not valid UTF-8; analysed as raw bytes (columns may be off)"});
   auto parsed = parse::parsePython(path, std::move(source));
   if (!parsed) {
     diagnostics.push_back({sdk::Severity::Warning, "parse-failed", path, 0, parsed.error().message});
+    if (summary) summary->lines = lines;
     return;
   }
   parse::PythonModule& module = **parsed;
@@ -122,6 +127,7 @@ void analyzePythonSource(const std::string& path, std::string source,
     guarded(*p.loaded, path, "analyzeModule", diagnostics,
             [&] { p.loaded->plugin->analyzeModule(module, sink); });
   }
+  if (summary) *summary = summarizeModule(module, lines);
 }
 
 void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
@@ -149,9 +155,12 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
         out.diagnostics.push_back(
             {sdk::Severity::Warning, "unreadable", file.path, 0, "file cannot be read"});
       } else {
-        out.lines += countLines(*source);
         ++out.parsed;
-        analyzePythonSource(file.path, std::move(*source), plugins, &roots, out.findings, out.diagnostics);
+        ModuleSummary summary;
+        analyzePythonSource(file.path, std::move(*source), plugins, &roots, out.findings, out.diagnostics,
+                            &summary);
+        out.lines += summary.lines;
+        if (!summary.path.empty()) out.modules.push_back(std::move(summary));
       }
       progress.step(file.path);
     }
@@ -167,6 +176,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
     model.inventory.python_lines += r.lines;
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));
     std::move(r.diagnostics.begin(), r.diagnostics.end(), std::back_inserter(model.diagnostics));
+    std::move(r.modules.begin(), r.modules.end(), std::back_inserter(model.modules));
   }
   for (const ActivePlugin& p : plugins) {
     CollectingSink sink(model.findings, model.diagnostics, p.loaded->info.domain);
@@ -182,6 +192,8 @@ void sortModel(MigrationModel& model) {
                     a.message) < std::tie(b.file, b.range.line, b.range.column, b.rule_id, b.range.end_line,
                                           b.range.end_column, b.message);
   });
+  std::sort(model.modules.begin(), model.modules.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
   std::stable_sort(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& a, const auto& b) {
     return std::tie(a.file, a.line, a.code) < std::tie(b.file, b.line, b.code);
   });

@@ -24,10 +24,12 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 /// src/), `util` for a top-level util.py.
 std::unordered_set<std::string> projectRoots(const Workspace& workspace);
 
-/// Analyses one Python source with the given plugins; `project_roots` may be null.
+/// Analyses one Python source with the given plugins; `project_roots` may be null. When
+/// `summary` is given, it receives what the plan stage needs of the file.
 void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
-                         std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics);
+                         std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
+                         ModuleSummary* summary = nullptr);
 
 }  // namespace migrate

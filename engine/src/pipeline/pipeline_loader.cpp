@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "migrate/engine/pipeline.hpp"
+#include "pipeline/plan_spec.hpp"
 #include "yaml/yaml_reader.hpp"
 
 namespace migrate {
@@ -13,8 +14,9 @@ namespace {
 
 using yaml::Reader;
 
-const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
-                                        "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins"};
+const std::vector<std::string> kTopKeys{"version",  "name",    "source",  "output", "jobs",
+                                        "stages",   "include", "exclude", "limits", "plugin_dir",
+                                        "work_dir", "plugins", "plan"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -150,6 +152,8 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
       if (!seen.insert(p.name).second)
         throw yaml::YamlError(p.location + ": plugin '" + p.name + "' is listed twice");
   }
+  spec.plan = defaultPlanSpec();
+  readPlanSpec(r, doc["plan"], spec.plan);
   if (spec.plugins.empty())
     r.fail(doc,
            "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
@@ -227,6 +231,7 @@ std::string dumpPipeline(const PipelineSpec& spec) {
     out << YAML::EndMap << YAML::EndMap;
   }
   out << YAML::EndMap;
+  emitPlanSpec(out, spec.plan);
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "report/plan_json.hpp"
+
 namespace migrate {
 namespace {
 
@@ -33,6 +35,7 @@ ordered_json findingJson(const sdk::Finding& f) {
   ordered_json details = ordered_json::object();
   for (const auto& [k, v] : f.details) details[k] = v;
   j["details"] = details;
+  j["phases"] = f.phases;
   return j;
 }
 
@@ -73,6 +76,7 @@ std::string findingsJson(const MigrationModel& m) {
                      {"line", d.line},
                      {"message", d.message}});
   j["diagnostics"] = diags;
+  j["plan"] = m.plan.computed ? planJson(m.plan) : ordered_json(nullptr);
   // Invalid UTF-8 in a source (a finding's `api` text) is replaced, never fatal.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <ctime>
 #include <map>
+#include <optional>
 
 #include "analyze/analyzer.hpp"
 #include "migrate/engine/findings_json.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "plan/planner.hpp"
 #include "rules/rule_set.hpp"
 #include "run/progress.hpp"
 
@@ -23,7 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const std::map<std::string, std::string> kStageAvailability{
-    {"plan", "the plan stage is not available in this build yet"},
     {"emit", "the emit stage is not available in this build yet"},
     {"verify", "the verify stage is not available in this build yet"},
     {"report", "the report stage is not available in this build yet"},
@@ -78,6 +79,23 @@ void summarize(const MigrationModel& model, spdlog::logger& log) {
     domains += (domains.empty() ? "" : ", ") + d + " " + std::to_string(n);
   log.info("{} findings ({}), {} auto-fixable; {} diagnostics", model.findings.size(),
            domains.empty() ? "none" : domains, fixable, model.diagnostics.size());
+}
+
+/// One line: bottlenecks, and the assessment's verdict and effort for the chosen goal.
+std::string planSummary(const MigrationModel& model) {
+  std::string line = std::to_string(model.plan.bottlenecks.size()) + " bottlenecks, " +
+                     std::to_string(model.plan.structure.entry_points.size()) + " entry points";
+  if (const auto& a = model.plan.assessment) {
+    const sdk::GoalResult* chosen = &a->full;
+    for (const auto& g : a->goals)
+      if (g.name == a->chosen_goal) chosen = &g;
+    line += "; " + chosen->title + ": " + chosen->verdict + ", " + fmt::format("{:g}", chosen->effort_weeks) +
+            " weeks (full migration: " + a->full.verdict + ", " + fmt::format("{:g}", a->full.effort_weeks) +
+            " weeks)";
+  } else {
+    line += "; no assessment (enable the phase_matrix plugin for phases, goals and the verdict)";
+  }
+  return line;
 }
 
 /// Throughput and peak memory of the analysis (read by bench/run_bench.sh).
@@ -187,6 +205,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
   log->info("source {} ({}){}", model.source.location, model.source.kind,
             model.source.commit.empty() ? "" : " at commit " + model.source.commit);
 
+  std::optional<Workspace> workspace;
   for (const std::string& stage : kAllStages) {
     const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
     if (!selected) {
@@ -196,8 +215,8 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     if (stage == "analyze") {
       const auto t0 = Clock::now();
       std::vector<sdk::Diagnostic> inventory_diags;
-      const Workspace ws = buildInventory(model.source.root,
-                                          {spec.include, spec.exclude, spec.max_file_bytes}, inventory_diags);
+      const Workspace& ws = workspace.emplace(buildInventory(
+          model.source.root, {spec.include, spec.exclude, spec.max_file_bytes}, inventory_diags));
       model.inventory.skipped = inventory_diags.size();
       model.diagnostics.insert(model.diagnostics.end(), inventory_diags.begin(), inventory_diags.end());
       log->info("inventory: {} files selected, {} skipped", ws.files().size(), inventory_diags.size());
@@ -210,6 +229,22 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
                               secs});
       summarize(model, *log);
       logStatistics(model, secs, *log);
+      persist(model, out, *log);
+      continue;
+    }
+    if (stage == "plan") {
+      if (!workspace) {
+        const std::string why = "the plan stage needs the analyze stage in the same run";
+        log->error("stage plan: {}", why);
+        model.stages.push_back({stage, "failed", why, 0});
+        continue;
+      }
+      const auto t0 = Clock::now();
+      planRepository(*workspace, spec.plan, active, model);
+      const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      model.stages.push_back({stage, "completed", planSummary(model), secs});
+      log->info("plan: {}", planSummary(model));
+      persist(model, out, *log);
       continue;
     }
     const std::string why = kStageAvailability.at(stage);

@@ -10,7 +10,7 @@
 namespace migrate {
 
 /// Version of the findings.json schema; bumped on incompatible changes.
-inline constexpr int kFindingsSchemaVersion = 1;
+inline constexpr int kFindingsSchemaVersion = 2;
 
 std::string findingsJson(const MigrationModel& model);
 

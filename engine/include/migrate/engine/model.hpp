@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "migrate/engine/plan.hpp"
 #include "migrate/engine/workspace.hpp"
 #include "migrate/sdk/finding.hpp"
 
@@ -45,9 +46,11 @@ struct MigrationModel {
   std::vector<sdk::Finding> findings;  ///< sorted: file, line, column, rule id
   std::vector<sdk::Diagnostic> diagnostics;
   std::vector<StageRecord> stages;
+  std::vector<ModuleSummary> modules;  ///< one per parsed Python file, sorted by path
+  PlanResult plan;
 };
 
-/// Sorts findings (file, line, column, rule id, end) and diagnostics (file, line, code).
+/// Sorts findings (file, line, column, rule id, end), modules (path) and diagnostics (file, line, code).
 void sortModel(MigrationModel& model);
 
 }  // namespace migrate

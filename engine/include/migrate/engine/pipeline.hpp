@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "migrate/engine/result.hpp"
+#include "migrate/sdk/plan.hpp"
 
 namespace migrate {
 
@@ -35,6 +36,22 @@ struct PluginSelection {
   std::string location;
 };
 
+/// Person-days of a bottleneck: `first` for its first place, `each` for every further one.
+struct EffortRate {
+  double first = 0.0;
+  double each = 0.0;
+};
+
+/// The plan stage's settings (`plan:`), over the defaults of engine/data/plan_defaults.yaml.
+struct PlanSpec {
+  std::string goal;  ///< the goal the summary leads with; one of `goals`
+  sdk::EffortSettings effort;
+  std::map<std::string, EffortRate> difficulty;  ///< "low", "medium", "high"
+  std::map<std::string, EffortRate> rules;       ///< per rule id
+  std::vector<sdk::PhaseSpec> phases;
+  std::vector<sdk::GoalSpec> goals;
+};
+
 struct PipelineSpec {
   std::filesystem::path file;
   std::string name;
@@ -48,6 +65,7 @@ struct PipelineSpec {
   std::string plugin_dir;  ///< empty = defaultPluginDir()
   std::string work_dir;    ///< where git sources are cloned; empty = <output>/_work
   std::vector<PluginSelection> plugins;
+  PlanSpec plan;
 };
 
 /// One `--set dotted.key=value` (value parsed as YAML: `jobs=4`, `stages=[analyze]`).

@@ -35,6 +35,9 @@ struct Finding {
   std::vector<Edit> edits;  ///< empty: no automatic fix
   /// Facts a later stage needs (e.g. attention arguments); string values, sorted keys.
   std::map<std::string, std::string> details;
+  /// Task phases that reach this place (names from the pipeline's plan.phases); set by the plan
+  /// stage, empty before it or when no entry point reaches the file.
+  std::vector<std::string> phases;
 
   bool autofix() const { return !edits.empty(); }
 };

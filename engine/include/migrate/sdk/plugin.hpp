@@ -12,6 +12,7 @@
 
 #include "migrate/sdk/finding.hpp"
 #include "migrate/sdk/module.hpp"
+#include "migrate/sdk/plan.hpp"
 #include "migrate/sdk/version.hpp"
 #include "migrate/sdk/workspace.hpp"
 
@@ -102,6 +103,9 @@ class MIGRATE_SDK_VISIBLE Plugin {
     (void)workspace;
     (void)sink;
   }
+  /// Called once per run in the plan stage, after the engine's bottleneck list: whole-repository
+  /// passes over the findings (e.g. the task-phase matrix).
+  virtual void plan(PlanContext& context) const { (void)context; }
 };
 
 }  // namespace migrate::sdk
