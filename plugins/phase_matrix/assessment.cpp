@@ -20,7 +20,8 @@ constexpr const char* kNoEntryPoint =
     "no entry point found: no __main__ block, console script, launch script or test module, so no phase "
     "is active, every finding is unreached and the goals need nothing";
 
-/// Files of findings in Python modules of the graph that no entry point reaches; sorted, unique.
+/// Files of findings in Python modules of the graph that no entry point reaches (setup.py is the
+/// environment, not code to reach); sorted, unique.
 std::vector<std::string> unreachedFiles(const PlanContext& context, const Reach& reach) {
   std::map<std::string, std::size_t> module_by_path;
   const auto& modules = context.modules();
@@ -28,7 +29,8 @@ std::vector<std::string> unreachedFiles(const PlanContext& context, const Reach&
   std::vector<std::string> files;
   for (const Finding& f : context.findings()) {
     const auto it = module_by_path.find(f.file);
-    if (it != module_by_path.end() && !reach.isReached(it->second)) files.push_back(f.file);
+    if (it != module_by_path.end() && !reach.isReached(it->second) && !isBuildScript(f.file))
+      files.push_back(f.file);
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());

@@ -15,10 +15,6 @@ using namespace migrate::sdk;
 
 namespace {
 
-bool isBuildScript(const std::string& path) {
-  return path == "setup.py" || path.ends_with("/setup.py");
-}
-
 /// Per phase (index into PlanContext::phases()): whether the finding belongs to it.
 using PhaseMask = std::vector<bool>;
 
@@ -200,6 +196,10 @@ FindingPhases findingPhases(const PlanContext& context, const Reach& reach) {
   out.reserve(context.findings().size());
   for (const Finding& f : context.findings()) out.push_back(resolver.phasesOf(f));
   return out;
+}
+
+bool isBuildScript(const std::string& path) {
+  return path == "setup.py" || path.ends_with("/setup.py");
 }
 
 }  // namespace phase_matrix

@@ -26,6 +26,9 @@ std::vector<std::string> phaseNames(const std::vector<std::size_t>& indices,
 /// ("Flash-Attn" → "flash_attn").
 std::string importName(std::string_view name);
 
+/// setup.py: builds and installs the project, so its findings belong to the environment (rule f).
+bool isBuildScript(const std::string& path);
+
 /// True when `path` names a C, C++ or CUDA source or header (.c .cc .cpp .cxx .cu .cuh .h .hh
 /// .hpp .hxx).
 bool isNativeSource(std::string_view path);

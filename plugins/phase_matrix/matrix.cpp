@@ -2,6 +2,8 @@
 
 #include "matrix.hpp"
 
+#include "finding_phases.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -51,8 +53,11 @@ std::string dependencyKey(const Bottleneck& bottleneck, const std::vector<Findin
   if (f) {
     const std::string& domain = f->domain.empty() ? bottleneck.domain : f->domain;
     if (domain == "deps") {
-      for (const std::string& key : {detail(*f, "package"), detail(*f, "name"), first_api})
-        if (!key.empty()) return key;
+      // The import name, so that `flash-attn` in requirements.txt and `flash_attn` in code share a row.
+      for (const std::string& key : {detail(*f, "name"), detail(*f, "package")})
+        if (!key.empty()) return importName(key);
+      if (!f->resolved_api.empty()) return libraryOf(f->resolved_api);
+      if (!first_api.empty()) return first_api;
     }
     if (const std::string kernel = detail(*f, "kernel"); !kernel.empty()) return "kernel " + kernel;
     if (const std::string extension = detail(*f, "extension"); !extension.empty())

@@ -84,11 +84,13 @@ std::pair<std::string, std::string> scopeOf(const std::vector<std::string>& file
   const std::size_t majority = std::max<std::size_t>(2, (entry_count + 1) / 2);
   for (const std::string& file : files) {
     auto it = u.by_path.find(file);
+    if (isEnvironmentFile(file)) {
+      widen("global", file + " sets up the environment every run uses");
+      continue;
+    }
     if (it == u.by_path.end()) {
       if (isNativeSource(file))
         widen("module", file + " is compiled into an extension the Python code calls");
-      else if (isEnvironmentFile(file))
-        widen("global", file + " sets up the environment every run uses");
       else
         widen("local", "only in " + file);
       continue;

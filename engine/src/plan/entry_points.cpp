@@ -253,6 +253,18 @@ std::vector<EntryPoint> findEntryPoints(const std::vector<ModuleSummary>& module
         entries.push_back(std::move(e));
       }
   }
+  if (entries.empty())  // a library: its top-level packages are how it is used
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      const std::string& d = modules[i].dotted_name;
+      const std::string name = d.rfind("src.", 0) == 0 ? d.substr(4) : d;
+      if (modules[i].path.ends_with("__init__.py") && !name.empty() && name.find('.') == std::string::npos)
+        entries.push_back({EntryPoint::Kind::Library,
+                           name,
+                           modules[i].path,
+                           "",
+                           {i},
+                           {modules[i].path, "library:" + name}});
+    }
   std::sort(entries.begin(), entries.end(), [](const EntryPoint& a, const EntryPoint& b) {
     return std::tie(a.kind, a.name, a.file, a.launcher, a.modules) <
            std::tie(b.kind, b.name, b.file, b.launcher, b.modules);

@@ -1,7 +1,8 @@
 #pragma once
 /// How the repository is started: scripts with a __main__ block, console scripts (setup.py,
 /// setup.cfg, pyproject.toml), launch scripts (shell scripts running python / torchrun /
-/// deepspeed / accelerate / mpirun), and test modules.
+/// deepspeed / accelerate / mpirun), and test modules; for a repository with none of these (a
+/// library), its top-level packages.
 
 #include <vector>
 

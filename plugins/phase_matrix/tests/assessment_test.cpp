@@ -35,7 +35,7 @@ TEST(Assessment, SampleRepository) {
   EXPECT_EQ(a.chosen_goal, "training");
   // Python modules with findings that nothing reaches; requirements.txt and csrc/other.cu are not
   // modules, utils/dist_utils.py is reached through tools/export.py.
-  EXPECT_EQ(a.unreached_files, (Names{"legacy/old_model.py", "setup.py"}));
+  EXPECT_EQ(a.unreached_files, (Names{"legacy/old_model.py"}));  // setup.py is the environment
   EXPECT_EQ(a.notes, Names{"entry point tools/export.py (main_block) matches no phase"});
   ASSERT_EQ(a.matrix.size(), 9u);
   EXPECT_EQ(a.matrix.front().dependency, "torch.cuda");
@@ -78,10 +78,10 @@ TEST(Assessment, NoEntryPoints) {
   // The full migration does not depend on reach.
   EXPECT_EQ(a.full.findings, 17u);
   EXPECT_EQ(a.full.verdict, "infeasible");
-  // Every Python module with a finding is unreached.
+  // Every Python module with a finding is unreached (setup.py is the environment).
   EXPECT_EQ(a.unreached_files,
             (Names{"attention.py", "data.py", "infer.py", "legacy/old_model.py", "model.py", "ops.py",
-                   "setup.py", "tests/test_model.py", "train.py", "utils/dist_utils.py"}));
+                   "tests/test_model.py", "train.py", "utils/dist_utils.py"}));
   ASSERT_EQ(a.notes.size(), 1u);
   EXPECT_EQ(a.notes[0].rfind("no entry point found: ", 0), 0u) << a.notes[0];
   const auto& diagnostics = context.diagnostics();
@@ -119,7 +119,7 @@ TEST(Assessment, EntryPointsButNoPhases) {
   EXPECT_EQ(a.notes[4], "entry point scripts/launch.sh (launch_script) matches no phase");
   EXPECT_EQ(a.notes[3], "entry point tests/test_model.py (test_module) matches no phase");
   // Reached through entry points that match no phase: only the unreferenced files are unreached.
-  EXPECT_EQ(a.unreached_files, (Names{"legacy/old_model.py", "setup.py"}));
+  EXPECT_EQ(a.unreached_files, (Names{"legacy/old_model.py"}));  // setup.py is the environment
   ASSERT_EQ(context.diagnostics().size(), 1u);
   EXPECT_EQ(context.diagnostics()[0].code, "plan-config");
   EXPECT_NE(context.diagnostics()[0].message.find("(declared: none)"), std::string::npos);

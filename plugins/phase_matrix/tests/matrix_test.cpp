@@ -19,10 +19,13 @@ std::string keyOf(const Finding& f, std::vector<std::string> apis = {}, std::str
   return dependencyKey(bottleneck("#001", "R-1", domain.empty() ? f.domain : domain, {0}, traits), {f});
 }
 
-TEST(DependencyKey, DepsByPackageThenNameThenApi) {
-  EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"package", "flash_attn"}, {"name", "flash-attn"}})),
+TEST(DependencyKey, DepsByImportNameThenResolvedApiThenApi) {
+  EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"package", "nvidia-ml-py"}, {"name", "pynvml"}})),
+            "pynvml");
+  EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"name", "Flash-Attn"}})), "flash_attn");
+  EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"package", "flash-attn"}})), "flash_attn");
+  EXPECT_EQ(keyOf(finding("D", "deps", "m.py", 3, "flash_attn.flash_attn_func"), {"flash_attn.flash_attn_func"}),
             "flash_attn");
-  EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"name", "flash-attn"}})), "flash-attn");
   EXPECT_EQ(keyOf(finding("D", "deps", "Dockerfile", 1), {"nvidia/cuda:12.1"}), "nvidia/cuda:12.1");
   EXPECT_EQ(keyOf(finding("D", "deps", "Dockerfile", 1)), "The title");
 }

@@ -25,7 +25,8 @@ struct ModuleNode {
 
 /// A way the repository is started.
 struct EntryPoint {
-  enum class Kind { MainBlock, ConsoleScript, LaunchScript, TestModule };
+  /// Library: a top-level package, counted only when the repository has no other entry point.
+  enum class Kind { MainBlock, ConsoleScript, LaunchScript, TestModule, Library };
   Kind kind = Kind::MainBlock;
   std::string name;      ///< the script path, console-script name, or test module path
   std::string file;      ///< where it is declared (the .py, setup.py / pyproject.toml, the .sh)
@@ -33,7 +34,7 @@ struct EntryPoint {
   /// The Python modules it runs (indices into PlanContext::modules()); sorted, unique.
   std::vector<std::size_t> modules;
   /// What the phase globs are matched against: the declaring file, the module paths, and the
-  /// forms "console_script:<name>" and "launcher:<launcher>".
+  /// forms "console_script:<name>", "launcher:<launcher>" and "library:<package>".
   std::vector<std::string> labels;
 };
 
@@ -47,6 +48,8 @@ inline const char* toString(EntryPoint::Kind k) {
       return "launch_script";
     case EntryPoint::Kind::TestModule:
       return "test_module";
+    case EntryPoint::Kind::Library:
+      return "library";
   }
   return "main_block";
 }
