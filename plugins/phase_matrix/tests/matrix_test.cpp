@@ -24,8 +24,9 @@ TEST(DependencyKey, DepsByImportNameThenResolvedApiThenApi) {
             "pynvml");
   EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"name", "Flash-Attn"}})), "flash_attn");
   EXPECT_EQ(keyOf(finding("D", "deps", "r.txt", 1, "", {{"package", "flash-attn"}})), "flash_attn");
-  EXPECT_EQ(keyOf(finding("D", "deps", "m.py", 3, "flash_attn.flash_attn_func"), {"flash_attn.flash_attn_func"}),
-            "flash_attn");
+  EXPECT_EQ(
+      keyOf(finding("D", "deps", "m.py", 3, "flash_attn.flash_attn_func"), {"flash_attn.flash_attn_func"}),
+      "flash_attn");
   EXPECT_EQ(keyOf(finding("D", "deps", "Dockerfile", 1), {"nvidia/cuda:12.1"}), "nvidia/cuda:12.1");
   EXPECT_EQ(keyOf(finding("D", "deps", "Dockerfile", 1)), "The title");
 }
