@@ -39,9 +39,29 @@ ordered_json findingJson(const sdk::Finding& f) {
   return j;
 }
 
-}  // namespace
+/// `value` as pretty JSON whose lines after the first are indented by `indent` more spaces.
+void writeIndented(std::ostream& out, const ordered_json& value, const std::string& indent) {
+  // Invalid UTF-8 in a source (a finding's `api` text) is replaced, never fatal.
+  const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  for (char c : text) {
+    out << c;
+    if (c == '\n') out << indent;
+  }
+}
 
-std::string findingsJson(const MigrationModel& m) {
+/// Writes an array member element by element, so that a run with a million findings never holds
+/// them all as JSON values at once.
+template <typename T, typename F>
+void writeArray(std::ostream& out, const char* key, const std::vector<T>& items, F&& toJson) {
+  out << "  \"" << key << "\": [";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    out << (i ? ",\n    " : "\n    ");
+    writeIndented(out, toJson(items[i]), "    ");
+  }
+  out << (items.empty() ? "]" : "\n  ]");
+}
+
+void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
   ordered_json j;
   j["schema_version"] = kFindingsSchemaVersion;
   j["tool"] = {{"name", "migrate-pipeline"}, {"version", m.tool_version}};
@@ -65,28 +85,35 @@ std::string findingsJson(const MigrationModel& m) {
                     {"python_lines", m.inventory.python_lines},
                     {"bytes", m.inventory.bytes},
                     {"skipped", m.inventory.skipped}};
-  ordered_json findings = ordered_json::array();
-  for (const auto& f : m.findings) findings.push_back(findingJson(f));
-  j["findings"] = findings;
-  ordered_json diags = ordered_json::array();
-  for (const auto& d : m.diagnostics)
-    diags.push_back({{"severity", sdk::toString(d.severity)},
-                     {"code", d.code},
-                     {"file", d.file},
-                     {"line", d.line},
-                     {"message", d.message}});
-  j["diagnostics"] = diags;
-  j["plan"] = m.plan.computed ? planJson(m.plan) : ordered_json(nullptr);
-  // Invalid UTF-8 in a source (a finding's `api` text) is replaced, never fatal.
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  out << "{";
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    out << "\n  " << ordered_json(it.key()).dump() << ": ";
+    writeIndented(out, it.value(), "  ");
+    out << ",";
+  }
+  out << "\n";
+  writeArray(out, "findings", m.findings, findingJson);
+  out << ",\n";
+  writeArray(out, "diagnostics", m.diagnostics, [](const sdk::Diagnostic& d) {
+    return ordered_json{{"severity", sdk::toString(d.severity)},
+                        {"code", d.code},
+                        {"file", d.file},
+                        {"line", d.line},
+                        {"message", d.message}};
+  });
+  out << ",\n  \"plan\": ";
+  writeIndented(out, m.plan.computed ? planJson(m.plan) : ordered_json(nullptr), "  ");
+  out << "\n}\n";
 }
+
+}  // namespace
 
 Status writeFindingsJson(const MigrationModel& model, const std::filesystem::path& file) {
   const std::filesystem::path tmp = file.string() + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return makeError("cannot write " + tmp.string());
-    out << findingsJson(model);
+    writeFindingsJson(out, model);
     if (!out) return makeError("writing " + tmp.string() + " failed (disk full?)");
   }
   std::error_code ec;

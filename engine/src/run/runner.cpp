@@ -98,17 +98,21 @@ std::string planSummary(const MigrationModel& model) {
   return line;
 }
 
-/// Throughput and peak memory of the analysis (read by bench/run_bench.sh).
-void logStatistics(const MigrationModel& model, double seconds, spdlog::logger& log) {
+double peakRssMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+/// Throughput and peak memory of the analysis (read by bench/run_bench.sh).
+void logStatistics(const MigrationModel& model, double seconds, spdlog::logger& log) {
   const double mb = static_cast<double>(model.inventory.bytes) / 1e6;
   const double s = seconds > 0 ? seconds : 1e-9;
   log.info(
       "statistics: {} files ({} Python, {} lines), {:.1f} MB in {:.2f} s: {:.1f} MB/s, {:.0f} files/s, "
       "peak RSS {:.0f} MB",
       model.inventory.files, model.inventory.python_parsed, model.inventory.python_lines, mb, seconds, mb / s,
-      static_cast<double>(model.inventory.files) / s, static_cast<double>(usage.ru_maxrss) / 1024.0);
+      static_cast<double>(model.inventory.files) / s, peakRssMb());
 }
 
 }  // namespace
@@ -243,7 +247,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       planRepository(*workspace, spec.plan, active, model);
       const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       model.stages.push_back({stage, "completed", planSummary(model), secs});
-      log->info("plan: {}", planSummary(model));
+      log->info("plan: {} ({:.2f} s, peak RSS {:.0f} MB)", planSummary(model), secs, peakRssMb());
       persist(model, out, *log);
       continue;
     }

@@ -12,9 +12,7 @@ namespace migrate {
 /// Version of the findings.json schema; bumped on incompatible changes.
 inline constexpr int kFindingsSchemaVersion = 2;
 
-std::string findingsJson(const MigrationModel& model);
-
-/// Writes findings.json atomically (temporary file, then rename).
+/// Writes findings.json atomically (temporary file, then rename), streaming the findings.
 Status writeFindingsJson(const MigrationModel& model, const std::filesystem::path& file);
 
 }  // namespace migrate
