@@ -84,6 +84,17 @@ TEST(Cli, RunsTheBundledExampleDeterministically) {
   }
 }
 
+TEST(Cli, PlanWithoutAnalyzeFailsTheRunAndSaysWhy) {
+  TempDir out;
+  auto r = run(cli() + " run " + fullPipeline() + " --stages plan --output " + quote(out.path().string()));
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("the plan stage needs the analyze stage in the same run"), std::string::npos)
+      << r.output;
+  json doc = readJson(out / "findings.json");
+  EXPECT_EQ(doc["run"]["stages"][1]["status"], "failed");
+  EXPECT_TRUE(doc["plan"].is_null());
+}
+
 TEST(Cli, FindingsJsonMatchesThePublishedSchema) {
   TempDir out;
   auto r = run(cli() + " run " + fullPipeline() + " -q --output " + quote(out.path().string()));

@@ -98,6 +98,7 @@ std::string planSummary(const MigrationModel& model) {
   return line;
 }
 
+/// Peak resident memory of the process so far, in MB.
 double peakRssMb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -210,6 +211,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
             model.source.commit.empty() ? "" : " at commit " + model.source.commit);
 
   std::optional<Workspace> workspace;
+  bool stage_failed = false;
   for (const std::string& stage : kAllStages) {
     const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
     if (!selected) {
@@ -241,6 +243,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
         const std::string why = "the plan stage needs the analyze stage in the same run";
         log->error("stage plan: {}", why);
         model.stages.push_back({stage, "failed", why, 0});
+        stage_failed = true;
         continue;
       }
       const auto t0 = Clock::now();
@@ -255,7 +258,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     log->warn("stage {}: not available ({})", stage, why);
     model.stages.push_back({stage, "not_available", why, 0});
   }
-  if (!persist(model, out, *log)) return kExitStageFailed;
+  if (!persist(model, out, *log) || stage_failed) return kExitStageFailed;
   log->info("wrote {}", (out / "findings.json").string());
   return kExitOk;
 }
