@@ -50,11 +50,6 @@ bool validUtf8(std::string_view s) {
   return true;
 }
 
-std::uint64_t countLines(std::string_view s) {
-  std::uint64_t n = static_cast<std::uint64_t>(std::count(s.begin(), s.end(), '\n'));
-  return (!s.empty() && s.back() != '\n') ? n + 1 : n;
-}
-
 /// Runs `f`, turning an exception into a diagnostic naming the plugin.
 template <typename F>
 void guarded(const LoadedPlugin& plugin, const std::string& file, const char* hook,

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "migrate/sdk/glob.hpp"
 
@@ -206,11 +207,11 @@ std::vector<sdk::Bottleneck> buildBottlenecks(const std::vector<sdk::Finding>& f
   const Usage usage = usageOf(graph, entry_points);
   for (sdk::Bottleneck& b : out) {
     std::sort(b.apis.begin(), b.apis.end());
-    std::vector<std::string> files;
+    std::vector<std::string> files;  // in the order of the places
+    std::unordered_set<std::string> seen;
     double max_effort = 0;
     for (std::size_t i : b.findings) {
-      if (std::find(files.begin(), files.end(), findings[i].file) == files.end())
-        files.push_back(findings[i].file);
+      if (seen.insert(findings[i].file).second) files.push_back(findings[i].file);
       max_effort = std::max(max_effort, findings[i].effort_days);
     }
     std::tie(b.scope, b.scope_reason) = scopeOf(files, usage, entry_points.size());
@@ -227,7 +228,7 @@ std::vector<sdk::Bottleneck> buildBottlenecks(const std::vector<sdk::Finding>& f
                            b.rule_id, b.findings.front());
   });
   for (std::size_t i = 0; i < out.size(); ++i) {
-    char id[16];
+    char id[32];
     std::snprintf(id, sizeof id, "#%03zu", i + 1);
     out[i].id = id;
   }

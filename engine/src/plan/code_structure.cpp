@@ -6,17 +6,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "migrate/sdk/glob.hpp"
+#include "plan/entry_points.hpp"
+#include "plan/module_summary.hpp"
 
 namespace migrate {
 namespace {
 
 constexpr std::size_t kCoreModules = 20;
-
-std::uint64_t countLines(const std::string& s) {
-  const auto n = static_cast<std::uint64_t>(std::count(s.begin(), s.end(), '\n'));
-  return (!s.empty() && s.back() != '\n') ? n + 1 : n;
-}
 
 std::string languageName(sdk::Language l) {
   switch (l) {
@@ -44,12 +40,6 @@ bool contains(const std::string& s, const char* part) {
 
 std::string lastComponent(const std::string& dotted) {
   return dotted.substr(dotted.rfind('.') + 1);
-}
-
-bool isTestPath(const std::string& path) {
-  return sdk::globMatch("**/test_*.py", path) || sdk::globMatch("**/*_test.py", path) ||
-         sdk::globMatch("**/tests/**", path) || sdk::globMatch("**/test/**", path) ||
-         sdk::globMatch("tests/**", path) || sdk::globMatch("test/**", path);
 }
 
 std::vector<LibraryUse> librariesOf(const std::vector<sdk::ModuleNode>& graph,

@@ -14,10 +14,7 @@ using sdk::EntryPoint;
 
 bool isTestModule(const std::string& path) {
   const std::string base = path.substr(path.rfind('/') + 1);
-  if (base == "__init__.py" || base == "conftest.py") return false;
-  return sdk::globMatch("**/test_*.py", path) || sdk::globMatch("**/*_test.py", path) ||
-         sdk::globMatch("tests/**/*.py", path) || sdk::globMatch("test/**/*.py", path) ||
-         sdk::globMatch("**/tests/**/*.py", path);
+  return base != "__init__.py" && base != "conftest.py" && isTestPath(path);
 }
 
 std::string dirOf(const std::string& path) {
@@ -160,10 +157,16 @@ std::vector<std::string> shellWords(const std::string& line) {
 }
 
 bool isPython(const std::string& base) {
-  return base == "python" || base == "python3" || std::regex_match(base, std::regex(R"(python[23](\.\d+)?)"));
+  static const std::regex versioned(R"(python[23](\.\d+)?)");
+  return base == "python" || base == "python3" || std::regex_match(base, versioned);
 }
 
 }  // namespace
+
+bool isTestPath(const std::string& path) {
+  return sdk::globMatch("**/test_*.py", path) || sdk::globMatch("**/*_test.py", path) ||
+         sdk::globMatch("**/tests/**", path) || sdk::globMatch("**/test/**", path);
+}
 
 std::vector<LaunchCommand> parseLaunchLine(const std::string& line) {
   std::vector<LaunchCommand> out;

@@ -14,6 +14,9 @@ namespace migrate {
 std::vector<sdk::EntryPoint> findEntryPoints(const std::vector<ModuleSummary>& modules,
                                              const sdk::WorkspaceView& workspace);
 
+/// A test file: test_*.py, *_test.py, or anything under a tests/ or test/ directory.
+bool isTestPath(const std::string& path);
+
 /// The launcher and target of one shell command line (already joined over `\` continuations):
 /// {launcher, script path or "-m module"}; empty launcher when the line runs no Python.
 struct LaunchCommand {

@@ -107,13 +107,11 @@ struct EffortSettings {
   double hard_bottleneck_days = 3.0;  ///< a manual high-difficulty bottleneck this big: "hard"
 
   /// Weeks for `days` person-days, integration included, rounded up to half weeks.
-  double weeksFor(double days) const;
+  double weeksFor(double days) const {
+    const double weeks = days * (1.0 + integration_factor) / (days_per_week > 0 ? days_per_week : 5.0);
+    return days <= 0 ? 0.0 : std::ceil(weeks * 2.0 - 1e-9) / 2.0;
+  }
 };
-
-inline double EffortSettings::weeksFor(double days) const {
-  const double weeks = days * (1.0 + integration_factor) / (days_per_week > 0 ? days_per_week : 5.0);
-  return days <= 0 ? 0.0 : std::ceil(weeks * 2.0 - 1e-9) / 2.0;
-}
 
 /// One row of the dependency × phase matrix.
 struct MatrixRow {
