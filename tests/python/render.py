@@ -1,16 +1,15 @@
-"""Tiny Mustache renderer for the templates' tests (the real rendering is done by the C++ emit
-stage with kainjow/mustache).
+"""Tiny Mustache renderer for the templates' tests (the real rendering is done by the emit
+stage's renderer, engine/src/emit/mustache.cpp, which inserts variables verbatim as here).
 
 It supports exactly the subset the templates are allowed to use, and refuses anything else:
 - standalone block sections `{{#name}}` ... `{{/name}}`, each tag alone on its line (the line
   is dropped, as the Mustache spec does for standalone tags), not nested;
-- plain variables `{{name}}`, HTML-escaped like Mustache's default.
+- plain variables `{{name}}`, inserted verbatim (the templates are code, not HTML).
 
 Command line: python3 render.py TEMPLATE OUTPUT [--sections a,b,...] [--var name=value ...]
 """
 
 import argparse
-import html
 import re
 import sys
 
@@ -63,7 +62,7 @@ def render(text, sections=(), variables=None):
             name = var.group(1)
             if name not in variables:
                 raise TemplateError("line %d: no value for variable %s" % (number, name))
-            return html.escape(str(variables[name]), quote=True)
+            return str(variables[name])
 
         line = _VARIABLE.sub(substitute, line)
         if "{{" in line:

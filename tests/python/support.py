@@ -32,7 +32,8 @@ def render_to(directory, template, module_name, sections=None):
         sections = render.section_names(text)
     path = os.path.join(directory, module_name + ".py")
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(render.render(text, sections, VARIABLES))
+        variables = dict(VARIABLES, sections=" ".join(sorted(sections)) or "none")
+        handle.write(render.render(text, sections, variables))
     return path
 
 

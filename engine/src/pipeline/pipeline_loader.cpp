@@ -16,7 +16,7 @@ using yaml::Reader;
 
 const std::vector<std::string> kTopKeys{"version",  "name",    "source",  "output", "jobs",
                                         "stages",   "include", "exclude", "limits", "plugin_dir",
-                                        "work_dir", "plugins", "plan"};
+                                        "work_dir", "plugins", "plan",    "emit"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -154,6 +154,15 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
   }
   spec.plan = defaultPlanSpec();
   readPlanSpec(r, doc["plan"], spec.plan);
+  if (const YAML::Node emit = doc["emit"]) {
+    r.checkKeys(emit, {"templates", "layout"}, "emit");
+    if (emit["templates"]) {
+      spec.emit.templates = r.string(emit["templates"], "emit.templates");
+      if (std::filesystem::path(spec.emit.templates).is_relative())
+        spec.emit.templates = (file.parent_path() / spec.emit.templates).lexically_normal().string();
+    }
+    if (emit["layout"]) spec.emit.layout = r.choice(emit["layout"], {"copy", "siblings"}, "emit.layout");
+  }
   if (spec.plugins.empty())
     r.fail(doc,
            "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
@@ -232,6 +241,10 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   }
   out << YAML::EndMap;
   emitPlanSpec(out, spec.plan);
+  out << YAML::Key << "emit" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "templates" << YAML::Value << spec.emit.templates;
+  out << YAML::Key << "layout" << YAML::Value << spec.emit.layout;
+  out << YAML::EndMap;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "analyze/analyzer.hpp"
+#include "emit/emitter.hpp"
 #include "migrate/engine/findings_json.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "plan/planner.hpp"
@@ -25,7 +26,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const std::map<std::string, std::string> kStageAvailability{
-    {"emit", "the emit stage is not available in this build yet"},
     {"verify", "the verify stage is not available in this build yet"},
     {"report", "the report stage is not available in this build yet"},
 };
@@ -95,6 +95,18 @@ std::string planSummary(const MigrationModel& model) {
   } else {
     line += "; no assessment (enable the phase_matrix plugin for phases, goals and the verdict)";
   }
+  return line;
+}
+
+/// One line: what the emit stage adapted and left.
+std::string emitSummary(const MigrationModel& model) {
+  const EmitResult& e = model.emit;
+  std::string line = std::to_string(e.findings_fixed) + " findings fixed by " +
+                     std::to_string(e.edits_applied) + " edits in " + std::to_string(e.adapted.size()) +
+                     " files, " + std::to_string(e.manual_work.size()) + " places of manual work";
+  if (e.conflicts) line += " (" + std::to_string(e.conflicts) + " conflicting fixes)";
+  line += "; kit: ";
+  for (std::size_t i = 0; i < e.files.size(); ++i) line += (i ? ", " : "") + e.files[i].path;
   return line;
 }
 
@@ -251,6 +263,29 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       model.stages.push_back({stage, "completed", planSummary(model), secs});
       log->info("plan: {} ({:.2f} s, peak RSS {:.0f} MB)", planSummary(model), secs, peakRssMb());
+      persist(model, out, *log);
+      continue;
+    }
+    if (stage == "emit") {
+      if (!workspace) {
+        const std::string why = "the emit stage needs the analyze stage in the same run";
+        log->error("stage emit: {}", why);
+        model.stages.push_back({stage, "failed", why, 0});
+        stage_failed = true;
+        continue;
+      }
+      const auto t0 = Clock::now();
+      const Status st = emitKit(*workspace, spec.emit, active, model, out,
+                                [&](const std::string& m) { log->info("{}", m); });
+      const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (!st) {
+        log->error("stage emit: {}", st.error().message);
+        model.stages.push_back({stage, "failed", st.error().message, secs});
+        stage_failed = true;
+      } else {
+        model.stages.push_back({stage, "completed", emitSummary(model), secs});
+        log->info("emit: {} ({:.2f} s, peak RSS {:.0f} MB)", emitSummary(model), secs, peakRssMb());
+      }
       persist(model, out, *log);
       continue;
     }

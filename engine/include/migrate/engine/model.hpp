@@ -7,6 +7,7 @@
 
 #include "migrate/engine/plan.hpp"
 #include "migrate/engine/workspace.hpp"
+#include "migrate/sdk/emit.hpp"
 #include "migrate/sdk/finding.hpp"
 
 namespace migrate {
@@ -35,6 +36,34 @@ struct InventoryStats {
   std::size_t skipped = 0;  ///< binary, oversized, escaping symlinks, unreadable
 };
 
+/// A file the emit stage wrote into the output directory (the adapted tree counts as one entry).
+struct EmittedFile {
+  std::string path;  ///< relative to the output directory
+  std::string kind;  ///< "support-module" | "patch" | "adapted-tree" | "plugin:<name>"
+};
+
+/// A repository file the adaptation changed or added.
+struct AdaptedFile {
+  std::string path;    ///< repository-relative (the _npu sibling's path in the siblings layout)
+  std::string status;  ///< "modified" | "added"
+  std::size_t edits = 0;
+  std::size_t todos = 0;
+};
+
+/// What the emit stage produced (emit.json).
+struct EmitResult {
+  bool computed = false;
+  std::string layout;       ///< "copy" | "siblings"
+  std::string adapted_dir;  ///< relative to the output directory
+  std::vector<EmittedFile> files;
+  std::vector<AdaptedFile> adapted;
+  std::vector<sdk::ManualWork> manual_work;  ///< sorted: file, line, rule id
+  std::vector<std::string> npu_ops_sections;
+  std::size_t edits_applied = 0;
+  std::size_t findings_fixed = 0;
+  std::size_t conflicts = 0;  ///< findings whose edits overlapped others (manual work instead)
+};
+
 struct MigrationModel {
   std::string tool_version;
   std::string pipeline_name;
@@ -48,6 +77,7 @@ struct MigrationModel {
   std::vector<StageRecord> stages;
   std::vector<ModuleSummary> modules;  ///< one per parsed Python file, sorted by path
   PlanResult plan;
+  EmitResult emit;
 };
 
 /// Sorts findings (file, line, column, rule id, end), modules (path) and diagnostics (file, line, code).

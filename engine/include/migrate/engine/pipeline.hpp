@@ -52,6 +52,17 @@ struct PlanSpec {
   std::vector<sdk::GoalSpec> goals;
 };
 
+/// The emit stage's settings (`emit:`).
+struct EmitSpec {
+  /// Directory whose *.mustache files replace the built-in templates of the same name; relative
+  /// paths are relative to the pipeline file. Empty: the built-in templates only.
+  std::string templates;
+  /// "copy": the adapted repository is a full copy (adapted/). "siblings": adapted Python
+  /// modules are written next to the originals as <name>_npu.py, with the project's imports
+  /// between adapted modules pointing to the _npu versions.
+  std::string layout = "copy";
+};
+
 struct PipelineSpec {
   std::filesystem::path file;
   std::string name;
@@ -66,6 +77,7 @@ struct PipelineSpec {
   std::string work_dir;    ///< where git sources are cloned; empty = <output>/_work
   std::vector<PluginSelection> plugins;
   PlanSpec plan;
+  EmitSpec emit;
 };
 
 /// One `--set dotted.key=value` (value parsed as YAML: `jobs=4`, `stages=[analyze]`).

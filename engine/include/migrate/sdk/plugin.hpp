@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "migrate/sdk/emit.hpp"
 #include "migrate/sdk/finding.hpp"
 #include "migrate/sdk/module.hpp"
 #include "migrate/sdk/plan.hpp"
@@ -106,6 +107,9 @@ class MIGRATE_SDK_VISIBLE Plugin {
   /// Called once per run in the plan stage, after the engine's bottleneck list: whole-repository
   /// passes over the findings (e.g. the task-phase matrix).
   virtual void plan(PlanContext& context) const { (void)context; }
+  /// Called once per run in the emit stage: contribute to the adaptation kit (sections of
+  /// npu_ops.py, files such as a build script, manual work).
+  virtual void emit(EmitContext& context) const { (void)context; }
 };
 
 }  // namespace migrate::sdk

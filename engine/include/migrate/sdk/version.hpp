@@ -9,10 +9,10 @@
 namespace migrate::sdk {
 
 /// Bumped whenever a type that crosses the plugin boundary changes layout or meaning.
-inline constexpr std::uint32_t kAbiVersion = 2;
+inline constexpr std::uint32_t kAbiVersion = 3;
 
 /// Human-readable SDK version (the product version the headers come from).
-inline constexpr const char* kSdkVersion = "0.2.0";
+inline constexpr const char* kSdkVersion = "0.3.0";
 
 }  // namespace migrate::sdk
 

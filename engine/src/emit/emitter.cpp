@@ -1,0 +1,227 @@
+#include "emit/emitter.hpp"
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "emit/emit_context.hpp"
+#include "emit/emit_manifest.hpp"
+#include "emit/patch_writer.hpp"
+#include "emit/siblings.hpp"
+#include "emit/source_edits.hpp"
+#include "emit/support_modules.hpp"
+#include "emit/template_store.hpp"
+#include "parse/python_module.hpp"
+
+namespace migrate {
+namespace fs = std::filesystem;
+
+namespace {
+
+Status writeText(const fs::path& path, const std::string& text) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return makeError("cannot write " + path.string());
+  return Ok{};
+}
+
+std::optional<std::string> readText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void runPluginHooks(const Workspace& workspace, const emit::TemplateStore& templates,
+                    const std::vector<ActivePlugin>& plugins, const fs::path& out, const std::string& project,
+                    MigrationModel& model, emit::PluginContributions& contributions) {
+  for (const ActivePlugin& p : plugins) {
+    const std::string& name = p.loaded->info.name;
+    emit::EngineEmitContext context(model, workspace, templates, out, project, name, contributions,
+                                    model.diagnostics);
+    try {
+      p.loaded->plugin->emit(context);
+    } catch (const std::exception& e) {
+      model.diagnostics.push_back(
+          {sdk::Severity::Error, "plugin-error", "", 0, "plugin " + name + " failed in emit: " + e.what()});
+    } catch (...) {
+      model.diagnostics.push_back({sdk::Severity::Error, "plugin-error", "", 0,
+                                   "plugin " + name + " failed in emit with an unknown exception"});
+    }
+  }
+}
+
+/// Manual work from a file's adaptation: places without an automatic fix, and conflicting fixes.
+void collectManualWork(const emit::FileAdaptation& a, const std::vector<const sdk::Finding*>& findings,
+                       std::vector<sdk::ManualWork>& work) {
+  for (std::size_t i : a.manual) {
+    const sdk::Finding& f = *findings[i];
+    work.push_back({f.rule_id, f.file, f.range.line,
+                    f.npu_alternative.empty() ? f.message : f.message + " NPU: " + f.npu_alternative});
+  }
+  for (std::size_t i : a.conflicting) {
+    const sdk::Finding& f = *findings[i];
+    work.push_back(
+        {f.rule_id, f.file, f.range.line,
+         "its automatic fix overlaps another fix on the same code; apply it by hand: " + f.message});
+  }
+}
+
+}  // namespace
+
+std::string projectNameOf(const SourceInfo& source) {
+  std::string name = source.location;
+  while (!name.empty() && (name.back() == '/' || name.back() == '\\')) name.pop_back();
+  name = name.substr(name.find_last_of("/\\:") == std::string::npos ? 0 : name.find_last_of("/\\:") + 1);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".git") == 0) name.resize(name.size() - 4);
+  return name.empty() ? "project" : name;
+}
+
+Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vector<ActivePlugin>& plugins,
+               MigrationModel& model, const fs::path& out,
+               const std::function<void(const std::string&)>& progress) {
+  EmitResult& result = model.emit;
+  result = EmitResult{};
+  result.layout = spec.layout;
+  result.adapted_dir = "adapted";
+  const std::string project = projectNameOf(model.source);
+  const emit::TemplateStore templates(spec.templates);
+
+  // 1. The plugins' contributions (files of their own, npu_ops sections, manual work).
+  emit::PluginContributions contributions;
+  runPluginHooks(workspace, templates, plugins, out, project, model, contributions);
+
+  // 2. The adapted copy of the repository, and the patch.
+  const fs::path adapted = out / result.adapted_dir;
+  std::error_code ec;
+  fs::remove_all(adapted, ec);
+  if (ec) return makeError("cannot clear " + adapted.string() + ": " + ec.message());
+  fs::create_directories(adapted, ec);
+  if (ec) return makeError("cannot create " + adapted.string() + ": " + ec.message());
+
+  std::map<std::string, std::vector<const sdk::Finding*>> by_file;
+  for (const sdk::Finding& f : model.findings) by_file[f.file].push_back(&f);
+
+  const std::vector<TreeEntry> tree = listRepositoryTree(model.source.root, model.diagnostics);
+  auto original_of = [&](const std::string& path) {
+    auto text = workspace.read(path);
+    return text ? text : readText(model.source.root / path);
+  };
+  const bool siblings = spec.layout == "siblings";
+  std::set<std::string> adapted_modules;  // siblings: dotted names of the modules that change
+  if (siblings)
+    for (const auto& [path, findings] : by_file)
+      if (fs::path(path).extension() == ".py")
+        if (auto text = original_of(path); text && emit::adaptSource(path, *text, findings).text != *text)
+          adapted_modules.insert(parse::dottedModuleName(path));
+
+  emit::PatchWriter patch;
+  bool compat_needed = false;
+  std::set<std::string> existing_generated;  // support modules the repository already has
+  std::size_t done = 0;
+  for (const TreeEntry& entry : tree) {
+    const fs::path source = model.source.root / entry.path;
+    const fs::path target = adapted / entry.path;
+    fs::create_directories(target.parent_path(), ec);
+    if (!entry.link_target.empty()) {
+      fs::create_symlink(entry.link_target, target, ec);
+      if (ec) return makeError("cannot create the symbolic link " + target.string() + ": " + ec.message());
+      continue;
+    }
+    fs::copy_file(source, target, fs::copy_options::overwrite_existing, ec);
+    if (ec) return makeError("cannot copy " + entry.path + " into " + adapted.string() + ": " + ec.message());
+    const bool python = fs::path(entry.path).extension() == ".py";
+    const auto found = by_file.find(entry.path);
+    if (found == by_file.end()) {
+      if (entry.path == emit::kCompatModule || entry.path == emit::kOpsModule)
+        if (auto text = readText(source); text && isGeneratedFile(*text))
+          existing_generated.insert(entry.path);
+      continue;
+    }
+    const auto original = original_of(entry.path);
+    if (!original) return makeError("cannot read " + entry.path + " from the repository");
+    std::vector<const sdk::Finding*> findings = found->second;
+    const std::size_t own = findings.size();
+    std::vector<sdk::Finding> redirects;
+    const bool sibling = siblings && python && adapted_modules.count(parse::dottedModuleName(entry.path));
+    if (sibling) redirects = emit::siblingImportEdits(entry.path, *original, adapted_modules);
+    for (const sdk::Finding& f : redirects) findings.push_back(&f);
+    const emit::FileAdaptation a = emit::adaptSource(entry.path, *original, findings);
+    compat_needed = compat_needed || (python && a.edits_applied > 0);
+    result.edits_applied += a.edits_applied;
+    result.conflicts += a.conflicting.size();
+    for (std::size_t i : a.fixed) result.findings_fixed += i < own ? 1 : 0;
+    collectManualWork(a, findings, result.manual_work);
+    if (a.text == *original) continue;
+    const std::string written = sibling ? emit::siblingPath(entry.path) : entry.path;
+    if (auto st = writeText(adapted / written, a.text); !st) return st;
+    const fs::perms perms = fs::status(source, ec).permissions();
+    fs::permissions(adapted / written, perms, ec);
+    const bool added = written != entry.path;
+    const bool executable = (perms & fs::perms::owner_exec) != fs::perms::none;
+    if (auto st = patch.add(written, added ? std::nullopt : original, a.text, executable); !st) return st;
+    result.adapted.push_back({written, added ? "added" : "modified", a.edits_applied, a.todos_added});
+    if (++done % 200 == 0) progress("emit: " + std::to_string(done) + " files adapted");
+  }
+
+  // 3. The support modules, in the kit and at the root of the adapted tree.
+  std::set<std::string> sections = contributions.sections[emit::kOpsModule];
+  if (existing_generated.count(emit::kOpsModule)) {
+    const auto text = readText(model.source.root / emit::kOpsModule);
+    const std::set<std::string> recorded = emit::recordedSections(text.value_or(""));
+    sections.insert(recorded.begin(), recorded.end());
+  }
+  result.npu_ops_sections.assign(sections.begin(), sections.end());
+  struct Support {
+    const char* name;
+    bool needed;
+    Result<std::string> text;
+  };
+  Support supports[] = {
+      {emit::kCompatModule, compat_needed || !model.findings.empty(),
+       emit::renderCompatModule(templates, project)},
+      {emit::kOpsModule, !sections.empty(), emit::renderOpsModule(templates, project, sections)},
+  };
+  for (Support& s : supports) {
+    if (!s.needed) continue;
+    if (!s.text) return s.text.error();
+    const std::string name = s.name;
+    const fs::path in_repo = model.source.root / name;
+    const auto kept = readText(in_repo);
+    const bool keep = existing_generated.count(name) &&
+                      (name != emit::kOpsModule || emit::recordedSections(kept.value_or("")) == sections);
+    const std::string& text = keep ? *kept : *s.text;
+    if (auto st = writeText(out / name, text); !st) return st;
+    result.files.push_back({name, "support-module"});
+    if (keep) continue;
+    const bool in_tree = fs::exists(in_repo);
+    if (in_tree && !existing_generated.count(name)) {
+      model.diagnostics.push_back({sdk::Severity::Warning, "support-module-clash", name, 0,
+                                   "the repository has its own " + name +
+                                       "; the adapted tree keeps it, and the "
+                                       "adapted sources' imports of it will not find the generated one"});
+      continue;
+    }
+    if (auto st = writeText(adapted / name, text); !st) return st;
+    if (auto st = patch.add(name, in_tree ? readText(in_repo) : std::nullopt, text); !st) return st;
+    result.adapted.push_back({name, in_tree ? "modified" : "added", 0, 0});
+  }
+  result.files.push_back({result.adapted_dir + "/", "adapted-tree"});
+
+  if (auto st = writeText(out / "npu_migration.patch", patch.text()); !st) return st;
+  result.files.push_back({"npu_migration.patch", "patch"});
+  result.files.insert(result.files.end(), contributions.files.begin(), contributions.files.end());
+  result.manual_work.insert(result.manual_work.end(), contributions.manual_work.begin(),
+                            contributions.manual_work.end());
+  std::stable_sort(result.manual_work.begin(), result.manual_work.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.file, a.line, a.rule_id) < std::tie(b.file, b.line, b.rule_id);
+  });
+  std::sort(result.files.begin(), result.files.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  result.computed = true;
+  return emit::writeEmitManifest(model, out / "emit.json");
+}
+
+}  // namespace migrate

@@ -1,0 +1,32 @@
+#pragma once
+/// npu_migration.patch: a unified git diff, made with libgit2, from the original repository
+/// files to their adapted versions (and the files the adaptation adds), that `git apply` takes
+/// on the original tree.
+
+#include <optional>
+#include <string>
+
+#include "migrate/engine/result.hpp"
+
+namespace migrate::emit {
+
+class PatchWriter {
+ public:
+  PatchWriter();
+  ~PatchWriter();
+  PatchWriter(const PatchWriter&) = delete;
+  PatchWriter& operator=(const PatchWriter&) = delete;
+
+  /// Appends the diff of `path` from `before` (nullopt: a new file) to `after`, for a file with
+  /// the executable bit when `executable`. Identical texts add nothing.
+  Status add(const std::string& path, const std::optional<std::string>& before, const std::string& after,
+             bool executable = false);
+  const std::string& text() const { return text_; }
+  std::size_t files() const { return files_; }
+
+ private:
+  std::string text_;
+  std::size_t files_ = 0;
+};
+
+}  // namespace migrate::emit

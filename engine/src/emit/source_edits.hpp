@@ -1,0 +1,37 @@
+#pragma once
+/// The adapted text of one repository file: the findings' fix edits applied as byte ranges,
+/// the adaptation imports added once (Python), and a marked TODO comment above every place
+/// that needs a person. Applying it to its own output changes nothing.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "migrate/sdk/finding.hpp"
+
+namespace migrate::emit {
+
+/// The marker every TODO comment carries, followed by the rule id: "TODO(migrate-pipeline DEV-008)".
+inline constexpr const char* kTodoMarker = "TODO(migrate-pipeline ";
+
+struct FileAdaptation {
+  std::string text;
+  std::size_t edits_applied = 0;   ///< distinct edits (identical ones from several findings count once)
+  std::vector<std::size_t> fixed;  ///< indices (into the findings given) whose edits were applied
+  /// Indices whose edits overlap an edit applied before them: not applied, manual work.
+  std::vector<std::size_t> conflicting;
+  std::vector<std::size_t> manual;  ///< indices without an automatic fix (warning or error)
+  std::size_t todos_added = 0;
+  bool compat_import_added = false;
+  bool ops_import_added = false;
+};
+
+/// Adapts `original`, the text of repository file `path`, for `findings` (all of that file).
+FileAdaptation adaptSource(const std::string& path, const std::string& original,
+                           const std::vector<const sdk::Finding*>& findings);
+
+/// The comment prefix for TODO lines in `path` ("#", "//"), or empty when the file type takes
+/// no comments the tool can write safely (JSON, Markdown, ...).
+std::string commentPrefixFor(const std::string& path);
+
+}  // namespace migrate::emit
