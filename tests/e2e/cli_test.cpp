@@ -13,6 +13,7 @@ namespace {
 
 using nlohmann::json;
 using test::quote;
+using test::readFile;
 using test::run;
 using test::TempDir;
 using test::writeFile;
@@ -43,7 +44,7 @@ bool hasDiagnostic(const json& doc, const std::string& code, const std::string& 
 TEST(Cli, VersionHelpAndPlugins) {
   auto v = run(cli() + " --version");
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_NE(v.output.find("migrate-pipeline 0.2.0"), std::string::npos);
+  EXPECT_NE(v.output.find("migrate-pipeline 0.3.0"), std::string::npos);
   auto h = run(cli() + " --help");
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.output.find("Exit codes"), std::string::npos);
@@ -60,13 +61,15 @@ TEST(Cli, RunsTheBundledExampleDeterministically) {
   ASSERT_EQ(r1.exit_code, 0) << r1.output;
   EXPECT_NE(r1.output.find("analyze: 15/15 (100%)"), std::string::npos)
       << "plain progress lines when not a terminal";
-  EXPECT_NE(r1.output.find("stage emit: not available"), std::string::npos);
+  EXPECT_NE(r1.output.find("stage verify: not available"), std::string::npos);
   auto r2 = run(cli() + " run " + fullPipeline() + " --jobs 1 --output " + quote((out / "b").string()));
   ASSERT_EQ(r2.exit_code, 0) << r2.output;
   json a = readJson(out / "a" / "findings.json");
   json b = readJson(out / "b" / "findings.json");
   EXPECT_EQ(a["findings"], b["findings"]) << "same findings, same order, whatever the thread count";
   EXPECT_EQ(a["plan"], b["plan"]) << "the same plan, number for number";
+  EXPECT_EQ(readFile(out / "a" / "npu_migration.patch"), readFile(out / "b" / "npu_migration.patch"));
+  EXPECT_EQ(readFile(out / "a" / "emit.json"), readFile(out / "b" / "emit.json"));
   EXPECT_FALSE(a["plan"]["assessment"].is_null()) << "full.yaml enables phase_matrix";
   EXPECT_GT(a["findings"].size(), 50u);
   EXPECT_TRUE(std::filesystem::exists(out / "a" / "run.log"));
@@ -74,7 +77,7 @@ TEST(Cli, RunsTheBundledExampleDeterministically) {
   std::vector<std::string> statuses;
   for (const auto& s : a["run"]["stages"])
     statuses.push_back(s["name"].get<std::string>() + ":" + s["status"].get<std::string>());
-  EXPECT_EQ(statuses, (std::vector<std::string>{"analyze:completed", "plan:completed", "emit:not_available",
+  EXPECT_EQ(statuses, (std::vector<std::string>{"analyze:completed", "plan:completed", "emit:completed",
                                                 "verify:not_available", "report:not_available"}));
   // Accuracy on the example: prose and the project's own look-alikes are not findings.
   for (const auto& f : a["findings"]) {

@@ -1,12 +1,10 @@
 #include "support/emit_test_context.hpp"
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-#include "emit/mustache.hpp"
+#include "emit/template_store.hpp"
 #include "migrate/engine/workspace.hpp"
-#include "migrate/sdk/version.hpp"
 
 namespace migrate::test {
 
@@ -22,18 +20,9 @@ std::optional<std::string> InMemoryWorkspace::read(const std::string& path) cons
 }
 
 std::string TestEmitContext::render(std::string_view name, const sdk::TemplateData& data) const {
-  const std::filesystem::path file =
-      std::filesystem::path(MIGRATE_SOURCE_DIR) / "templates" / (std::string(name) + ".mustache");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("template " + std::string(name) + " not found at " + file.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  sdk::TemplateData full = data;
-  if (!full.find("tool_version")) full.set("tool_version", sdk::kSdkVersion);
-  if (!full.find("project")) full.set("project", project_);
-  if (!full.find("generated_by"))
-    full.set("generated_by", std::string("migrate-pipeline ") + sdk::kSdkVersion);
-  auto out = emit::renderMustache(name, text.str(), full);
+  // The source tree's templates take precedence over the embedded copies: no rebuild after an edit.
+  const emit::TemplateStore templates(std::filesystem::path(MIGRATE_SOURCE_DIR) / "templates");
+  auto out = templates.render(name, data, project_);
   if (!out) throw std::runtime_error(out.error().message);
   return *out;
 }

@@ -51,7 +51,7 @@ std::vector<sdk::Finding> siblingImportEdits(const std::string& path, const std:
     const std::size_t end = fact.range.end_byte;
     const bool from_import = !fact.name.empty();
     const std::string module =
-        from_import ? fact.target.substr(0, fact.target.size() - fact.name.size() - 1) : fact.target;
+        from_import ? fact.target.substr(0, fact.target.size() - fact.name.size() - 1) : fact.module;
     const std::size_t import_kw = wordEnd(text, "import", start, end);
     if (import_kw == std::string::npos) continue;
     std::size_t insert_at = std::string::npos;
@@ -65,7 +65,7 @@ std::vector<sdk::Finding> siblingImportEdits(const std::string& path, const std:
       // `from pkg import mod` → `from pkg import mod_npu as mod`.
       insert_at = wordEnd(text, fact.name, import_kw, end);
       if (fact.alias.empty()) insertion = "_npu as " + fact.name;
-    } else if (!from_import && adapted.count(fact.target)) {
+    } else if (!from_import && adapted.count(module)) {
       if (fact.alias.empty()) {
         sdk::Finding f = importFinding(path, fact, kSiblingImportManualRule,
                                        "import " + fact.module + " loads the original module, not " +

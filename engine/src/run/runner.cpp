@@ -10,6 +10,7 @@
 #include <ctime>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "analyze/analyzer.hpp"
 #include "emit/emitter.hpp"
@@ -105,8 +106,13 @@ std::string emitSummary(const MigrationModel& model) {
                      std::to_string(e.edits_applied) + " edits in " + std::to_string(e.adapted.size()) +
                      " files, " + std::to_string(e.manual_work.size()) + " places of manual work";
   if (e.conflicts) line += " (" + std::to_string(e.conflicts) + " conflicting fixes)";
+  std::set<std::string> top;  // the kit's top-level entries (ascend_ops/ rather than its files)
+  for (const EmittedFile& f : e.files) {
+    const std::size_t slash = f.path.find('/');
+    top.insert(slash == std::string::npos ? f.path : f.path.substr(0, slash + 1));
+  }
   line += "; kit: ";
-  for (std::size_t i = 0; i < e.files.size(); ++i) line += (i ? ", " : "") + e.files[i].path;
+  for (const std::string& t : top) line += (line.back() == ' ' ? "" : ", ") + t;
   return line;
 }
 
