@@ -4,7 +4,9 @@
 // calls with their recorded arguments (and whether the import they come from is guarded), the
 // other names of the attention libraries (with the assignment-target and guard filtering the
 // engine's `api` matching lacks), and hand-written softmax(q @ k^T) @ v. Import statements of the
-// libraries are the deps domain's findings (DEP-012, DEP-013). See README.md for one entry per rule id.
+// libraries are the deps domain's findings (DEP-012, DEP-013). Findings npu_ops.py can serve get
+// edits that switch the file's imports to npu_ops (npu_ops_rewrite.cpp); emit asks for the
+// npu_ops sections and lists manual work (attention_emit.cpp). See README.md for one entry per rule id.
 
 #include <algorithm>
 #include <cctype>
@@ -14,9 +16,11 @@
 #include <vector>
 
 #include "attention_embedded_rules.hpp"
+#include "attention_emit.hpp"
 #include "handwritten.hpp"
 #include "kernels.hpp"
 #include "migrate/sdk/plugin.hpp"
+#include "npu_ops_rewrite.hpp"
 #include "source_text.hpp"
 
 namespace {
@@ -25,6 +29,7 @@ using namespace migrate::sdk;
 using migrate_attention::Details;
 using migrate_attention::KernelKind;
 using migrate_attention::KernelSpec;
+using migrate_attention::RewriteCandidate;
 using migrate_attention::SourceText;
 
 /// The rule files of this plugin, in id order.
@@ -52,6 +57,18 @@ bool endsWithWord(const std::string& s, std::string_view word) {
 bool startsWith(const std::string& s, std::string_view prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
+
+std::string rootName(const std::string& chain) {
+  return chain.substr(0, chain.find('.'));
+}
+
+/// A finding of the file being analysed, before the npu_ops rewrite gives it its edits.
+struct Pending {
+  Finding finding;
+  std::string root;  ///< the local name its API is reached through
+  const CallFact* call = nullptr;
+  const KernelSpec* spec = nullptr;
+};
 
 std::string compactMask(const std::string& mask) {
   return startsWith(mask, "torch.triu(") ? "triu(ones(2048, 2048, dtype=bool), 1)" : mask;
@@ -134,6 +151,7 @@ class AttentionPlugin final : public Plugin {
   void analyzeModule(const Module& module, FindingSink& sink) const override {
     const SourceText src(module.source());
     const std::string file(module.path());
+    std::vector<Pending> found;
 
     const auto& calls = module.calls();
     const auto& refs = module.references();
@@ -159,14 +177,17 @@ class AttentionPlugin final : public Plugin {
                 {"note", rule->note.empty() ? "" : " " + std::string(rule->note)}};
             Details d{{"call", "true"}, {"alias_of", resolved}};
             d["import_guard"] = importGuard(module, src, call.callee_written, aliases);
-            report(sink, std::string(rule->rule_id), file, call.range, call.callee_written, resolved,
-                   std::move(vars), std::move(d));
+            report(found, std::string(rule->rule_id), file, call.range, call.callee_written, resolved,
+                   std::move(vars), std::move(d), rootName(refs[alias->second.front()].written));
           }
           continue;
         }
       }
       const KernelSpec* spec = migrate_attention::findKernel(resolved);
       if (!spec) continue;
+      const auto alias = aliases.find(call.callee_written);
+      const std::string root =
+          rootName(alias == aliases.end() ? call.callee_written : refs[alias->second.front()].written);
       is_kernel_call[i] = 1;
       std::string bias_class;
       if (spec->kind == KernelKind::Xformers) {
@@ -176,8 +197,8 @@ class AttentionPlugin final : public Plugin {
       Details d = migrate_attention::describeCall(*spec, module, call, bias_class);
       d["import_guard"] = importGuard(module, src, call.callee_written, aliases);
       auto vars = kernelVars(d);
-      report(sink, std::string(spec->rule_id), file, call.range, call.callee_written, resolved,
-             std::move(vars), std::move(d));
+      report(found, std::string(spec->rule_id), file, call.range, call.callee_written, resolved,
+             std::move(vars), std::move(d), root, &call, spec);
     }
 
     for (std::size_t r = 0; r < refs.size(); ++r) {
@@ -189,8 +210,8 @@ class AttentionPlugin final : public Plugin {
       if (const KernelSpec* spec = migrate_attention::findKernel(ref.resolved)) {
         Details d = migrate_attention::describeReference(*spec);
         auto vars = kernelVars(d);
-        report(sink, std::string(spec->rule_id), file, ref.range, ref.written, ref.resolved, std::move(vars),
-               std::move(d));
+        report(found, std::string(spec->rule_id), file, ref.range, ref.written, ref.resolved, std::move(vars),
+               std::move(d), rootName(ref.written));
         continue;
       }
       const bool inside_mea = std::any_of(xformers_args.begin(), xformers_args.end(), [&](const auto& span) {
@@ -207,7 +228,8 @@ class AttentionPlugin final : public Plugin {
         const std::string npu = biasMapping(bias);
         d["npu_mapping"] = npu;
         std::map<std::string, std::string> vars{{"class", bias}, {"npu", npu}};
-        report(sink, "ATT-015", file, ref.range, ref.written, ref.resolved, std::move(vars), std::move(d));
+        report(found, "ATT-015", file, ref.range, ref.written, ref.resolved, std::move(vars), std::move(d),
+               rootName(ref.written));
         continue;
       }
       if (const auto* rule = migrate_attention::findNameRule(ref.resolved)) {
@@ -216,8 +238,8 @@ class AttentionPlugin final : public Plugin {
         std::map<std::string, std::string> vars{
             {"npu", std::string(rule->npu)},
             {"note", rule->note.empty() ? "" : " " + std::string(rule->note)}};
-        report(sink, std::string(rule->rule_id), file, ref.range, ref.written, ref.resolved, std::move(vars),
-               std::move(d));
+        report(found, std::string(rule->rule_id), file, ref.range, ref.written, ref.resolved, std::move(vars),
+               std::move(d), rootName(ref.written));
       }
     }
 
@@ -231,19 +253,28 @@ class AttentionPlugin final : public Plugin {
       if (!h.weights.empty()) d["weights"] = h.weights;
       if (!h.function.empty()) d["function"] = h.function;
       std::map<std::string, std::string> vars{{"qk", h.qk}, {"scores", h.scores}};
-      report(sink, "ATT-025", file, h.range, h.written, h.resolved, std::move(vars), std::move(d));
+      report(found, "ATT-025", file, h.range, h.written, h.resolved, std::move(vars), std::move(d), {});
     }
+
+    std::vector<RewriteCandidate> candidates;
+    for (Pending& p : found) candidates.push_back({&p.finding, p.root, p.call, p.spec});
+    migrate_attention::planNpuOpsRewrites(module, candidates);
+    for (Pending& p : found) sink.report(std::move(p.finding));
   }
 
+  void emit(EmitContext& context) const override { migrate_attention::emitAttention(context); }
+
  private:
-  void report(FindingSink& sink, const std::string& id, const std::string& file, const SourceRange& range,
-              const std::string& written, const std::string& resolved,
-              std::map<std::string, std::string> vars, Details details) const {
+  /// Adds a finding of rule `id` to `found`; `root` is the local name the API is reached through.
+  void report(std::vector<Pending>& found, const std::string& id, const std::string& file,
+              const SourceRange& range, const std::string& written, const std::string& resolved,
+              std::map<std::string, std::string> vars, Details details, std::string root,
+              const CallFact* call = nullptr, const KernelSpec* spec = nullptr) const {
     auto it = rules_.find(id);
     if (it == rules_.end()) return;
     Finding f = findingFrom(*it->second, file, range, written, resolved, std::move(vars));
     f.details = std::move(details);
-    sink.report(std::move(f));
+    found.push_back({std::move(f), std::move(root), call, spec});
   }
 
   static std::map<std::string, std::string> kernelVars(const Details& d) {

@@ -24,6 +24,10 @@ struct PackageEntry {
   std::string_view replacement;
   std::string_view note;
   std::string_view import_rule;  ///< rule reporting imports of its NVIDIA-only modules, or empty
+  /// What requirements-npu.txt writes for a package that is not compatible: "keep", the
+  /// distribution replacing it, or empty (removed).
+  std::string_view npu_requirement;
+  std::string_view kit_note;  ///< what the adaptation kit provides in its place, or empty
 };
 
 /// A family of names (`nvidia-*`), tried in order after the exact names.
@@ -48,6 +52,10 @@ struct ImportEntry {
   std::string_view package;
   std::string_view rule;
 };
+
+/// The torch version the knowledge files (torch_npu's support list of torch.cuda APIs) were
+/// checked against: the preferred torch_npu pairing when a specifier allows several.
+inline constexpr std::string_view kCheckedTorch = "2.7.1";
 
 /// Generated tables; packages and imports are sorted by name.
 std::span<const PackageEntry> packageTable();

@@ -12,6 +12,8 @@
 #include "deps_embedded_rules.hpp"
 #include "manifest.hpp"
 #include "migrate/sdk/plugin.hpp"
+#include "repo_path.hpp"
+#include "requirements_npu.hpp"
 
 namespace {
 
@@ -69,37 +71,6 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-/// `a/b/../c` → `a/c`; nothing when the path leaves the repository.
-std::optional<std::string> normalizePath(const std::string& dir, const std::string& rel) {
-  if (!rel.empty() && rel[0] == '/') return std::nullopt;
-  std::vector<std::string> parts;
-  auto push = [&](const std::string& p) -> bool {
-    std::size_t b = 0;
-    for (std::size_t i = 0; i <= p.size(); ++i) {
-      if (i < p.size() && p[i] != '/') continue;
-      const std::string seg = p.substr(b, i - b);
-      b = i + 1;
-      if (seg.empty() || seg == ".") continue;
-      if (seg == "..") {
-        if (parts.empty()) return false;
-        parts.pop_back();
-        continue;
-      }
-      parts.push_back(seg);
-    }
-    return true;
-  };
-  if (!push(dir) || !push(rel)) return std::nullopt;
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "/") + p;
-  return out;
-}
-
-std::string dirOf(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
 }
 
 /// True for a base image that ships the CUDA stack.
@@ -217,7 +188,7 @@ class DepsPlugin final : public Plugin {
         continue;
       }
       const auto kind = inc.constraints ? deps::ManifestKind::Constraints : deps::ManifestKind::Requirements;
-      const auto resolved = normalizePath(dirOf(inc.from), inc.path);
+      const auto resolved = deps::normalizePath(deps::dirOf(inc.from), inc.path);
       if (!resolved) {
         if (inc.report_missing)
           m.diagnostics.push_back({Severity::Warning, "include-outside-repository", inc.from, inc.line,
@@ -232,7 +203,7 @@ class DepsPlugin final : public Plugin {
       }
       if (!inc.report_missing) {
         // Shell scripts and Dockerfiles run from a directory we do not know: try the root too.
-        if (auto at_root = normalizePath("", inc.path); at_root && files.count(*at_root))
+        if (auto at_root = deps::normalizePath("", inc.path); at_root && files.count(*at_root))
           read(*at_root, kind);
         continue;
       }
@@ -244,6 +215,9 @@ class DepsPlugin final : public Plugin {
     report(m, texts, sink);
   }
 
+  /// requirements-npu.txt in the kit (requirements_npu.hpp).
+  void emit(EmitContext& context) const override { deps::emitNpuRequirements(context); }
+
  private:
   void report(const Manifests& m, const std::map<std::string, std::string>& texts, FindingSink& sink) const {
     for (const auto& d : m.dependencies)
@@ -254,9 +228,9 @@ class DepsPlugin final : public Plugin {
     for (const auto& diag : m.diagnostics) sink.diagnose(diag);
   }
 
-  void emit(int rule, const std::string& file, const SourceRange& range, const std::string& api,
-            std::map<std::string, std::string> vars, std::map<std::string, std::string> details,
-            FindingSink& sink, std::vector<Edit> edits = {}) const {
+  void reportFinding(int rule, const std::string& file, const SourceRange& range, const std::string& api,
+                     std::map<std::string, std::string> vars, std::map<std::string, std::string> details,
+                     FindingSink& sink, std::vector<Edit> edits = {}) const {
     Finding f = findingFrom(*rules_[rule], file, range, api, {}, std::move(vars));
     for (auto& [k, v] : details)
       if (!v.empty()) f.details[k] = std::move(v);
@@ -346,7 +320,7 @@ class DepsPlugin final : public Plugin {
         {"cuda", cuda},
         {"torch_npu", details["torch_npu"]},
     };
-    emit(rule, d.file, d.range, d.req.name, std::move(vars), std::move(details), sink);
+    reportFinding(rule, d.file, d.range, d.req.name, std::move(vars), std::move(details), sink);
   }
 
   /// torch ↔ torch_npu: the release matching the specifier (DEP-002), or none (DEP-003).
@@ -360,7 +334,7 @@ class DepsPlugin final : public Plugin {
     };
     const deps::TorchNpuRelease* checked = nullptr;  // the release the knowledge files were checked against
     for (const auto& r : releases)
-      if (r.torch == "2.7.1") checked = &r;
+      if (r.torch == deps::kCheckedTorch) checked = &r;
     const std::string spec = d.req.spec.substr(0, d.req.spec.find('+'));
     if (const auto pin = deps::exactPin(d.req.spec, d.dialect)) {
       const auto v = deps::parseVersion(*pin);
@@ -401,8 +375,8 @@ class DepsPlugin final : public Plugin {
     if (!evaluated && allowed.empty()) {
       if (checked) describe(*checked);
       rule = kTorch;
-      replacement =
-          "torch + torch_npu of the same version (e.g. torch==2.7.1 + " + details["torch_npu"] + ")";
+      replacement = "torch + torch_npu of the same version (e.g. torch==" + std::string(deps::kCheckedTorch) +
+                    " + " + details["torch_npu"] + ")";
       note += " The version specifier '" + d.req.spec + "' could not be evaluated.";
       return;
     }
@@ -473,7 +447,8 @@ class DepsPlugin final : public Plugin {
                                                {"cuda", deps::cudaTag(x.url)},
                                                {"verdict", "needs replacement"},
                                                {"replacement", replacement}};
-    emit(kCudaIndex, x.file, x.range, x.url, std::move(vars), std::move(details), sink, std::move(edits));
+    reportFinding(kCudaIndex, x.file, x.range, x.url, std::move(vars), std::move(details), sink,
+                  std::move(edits));
   }
 
   void reportImage(const deps::BaseImageUse& img, FindingSink& sink) const {
@@ -490,7 +465,7 @@ class DepsPlugin final : public Plugin {
                                                {"cuda", deps::cudaTag(img.resolved)},
                                                {"verdict", "needs replacement"},
                                                {"replacement", replacement}};
-    emit(kCudaImage, img.file, img.range, img.written, std::move(vars), std::move(details), sink);
+    reportFinding(kCudaImage, img.file, img.range, img.written, std::move(vars), std::move(details), sink);
   }
 
   void reportEnvironment(const deps::EnvironmentUse& env, FindingSink& sink) const {
@@ -508,7 +483,7 @@ class DepsPlugin final : public Plugin {
         {"variable", env.name},           {"value", env.value},
         {"instruction", env.instruction}, {"source", "dockerfile"},
         {"verdict", "needs replacement"}, {"replacement", replacement}};
-    emit(kCudaEnvironment, env.file, env.range, env.name, std::move(vars), std::move(details), sink);
+    reportFinding(kCudaEnvironment, env.file, env.range, env.name, std::move(vars), std::move(details), sink);
   }
 
   const RuleInfo* rules_[kRuleCount] = {};

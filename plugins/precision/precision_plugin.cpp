@@ -3,6 +3,7 @@
 // reported by the checks declared in checks.hpp (one file each), because they depend on where a dtype stands
 // (a comparison is not a use, a tensor built on the CPU may stay float64), on the enclosing class or function
 // (norm layers, RoPE helpers), or on a value followed through a variable (numpy arrays turned into tensors).
+// emit (precision_emit.cpp) asks for the npu_ops sections that replace RMSNorm upcasts and complex RoPE.
 // See README.md for one entry per rule id and the details keys.
 
 #include <string>
@@ -12,6 +13,7 @@
 #include "file_view.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "precision_embedded_rules.hpp"
+#include "precision_emit.hpp"
 
 namespace {
 
@@ -61,6 +63,8 @@ class PrecisionPlugin final : public Plugin {
     normUpcasts(view, rules_, sink);
     dtypeAsserts(view, rules_, sink);
   }
+
+  void emit(EmitContext& context) const override { emitPrecision(context); }
 
  private:
   Rules rules_;

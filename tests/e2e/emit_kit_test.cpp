@@ -23,8 +23,9 @@ namespace fs = std::filesystem;
 const fs::path kExample = test::sourceDir() / "examples" / "gpt_cuda";
 
 test::CommandResult runPipeline(const fs::path& source, const fs::path& out, const std::string& extra = "") {
-  return run(quote(test::cli().string()) + " run " + quote((test::sourceDir() / "pipelines" / "full.yaml").string()) +
-             " -q --source " + quote(source.string()) + " --output " + quote(out.string()) + " --set jobs=2 " + extra);
+  return run(quote(test::cli().string()) + " run " +
+             quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
+             quote(source.string()) + " --output " + quote(out.string()) + " --set jobs=2 " + extra);
 }
 
 /// The example, run once for all tests of the suite.
@@ -83,7 +84,8 @@ TEST_F(EmitKit, ThePatchAppliesToTheOriginalTreeAndGivesTheAdaptedOne) {
   ASSERT_EQ(check.exit_code, 0) << check.output;
   EXPECT_EQ(check.output, "");
   ASSERT_EQ(run(in_tree + "git apply " + patch).exit_code, 0);
-  const auto diff = run("diff -r -x .git " + quote(tree.string()) + " " + quote((out() / "adapted").string()));
+  const auto diff =
+      run("diff -r -x .git " + quote(tree.string()) + " " + quote((out() / "adapted").string()));
   EXPECT_EQ(diff.exit_code, 0) << diff.output;
 }
 
@@ -107,7 +109,8 @@ TEST_F(EmitKit, RunningOnItsOwnOutputChangesNothing) {
   const auto r = runPipeline(out() / "adapted", again / "out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(readFile(again / "out" / "npu_migration.patch"), "");
-  const auto diff = run("diff -r " + quote((out() / "adapted").string()) + " " + quote((again / "out" / "adapted").string()));
+  const auto diff = run("diff -r " + quote((out() / "adapted").string()) + " " +
+                        quote((again / "out" / "adapted").string()));
   EXPECT_EQ(diff.exit_code, 0) << diff.output;
   EXPECT_EQ(json::parse(readFile(again / "out" / "emit.json"))["summary"]["edits_applied"], 0);
 }
@@ -116,11 +119,13 @@ TEST_F(EmitKit, RunningOnItsOwnOutputChangesNothing) {
 /// outputs (losses.json and infer.json) or fails.
 std::string trainAndInfer(const fs::path& project, const std::string& train_script, const fs::path& work) {
   const std::string here = "cd " + quote(project.string()) + " && ";
-  const auto train = run(here + "/usr/bin/python3 " + train_script + " --steps 3 --seed 0 --out-dir " + quote(work.string()));
+  const auto train = run(here + "/usr/bin/python3 " + train_script + " --steps 3 --seed 0 --out-dir " +
+                         quote(work.string()));
   EXPECT_EQ(train.exit_code, 0) << train.output;
   const std::string infer_script = train_script == "train.py" ? "infer.py" : "infer_npu.py";
-  const auto infer = run(here + "/usr/bin/python3 " + infer_script + " --checkpoint " + quote((work / "ckpt.pt").string()) +
-                         " --output " + quote((work / "infer.json").string()));
+  const auto infer =
+      run(here + "/usr/bin/python3 " + infer_script + " --checkpoint " + quote((work / "ckpt.pt").string()) +
+          " --output " + quote((work / "infer.json").string()));
   EXPECT_EQ(infer.exit_code, 0) << infer.output;
   return readFile(work / "losses.json") + "\n" + readFile(work / "infer.json");
 }
@@ -133,7 +138,8 @@ TEST_F(EmitKit, TheAdaptedProjectRunsOnTheCpuWithTheOriginalsOutputs) {
   EXPECT_EQ(adapted, original);
   // The project's own tests pass, but one: it asserts that the config's default device is
   // "cuda", which the adaptation turned into "npu" (DEV-023) on purpose.
-  const auto tests = run("cd " + quote((out() / "adapted").string()) + " && /usr/bin/python3 -m unittest discover -s tests");
+  const auto tests =
+      run("cd " + quote((out() / "adapted").string()) + " && /usr/bin/python3 -m unittest discover -s tests");
   EXPECT_NE(tests.output.find("Ran 17 tests"), std::string::npos) << tests.output;
   EXPECT_NE(tests.output.find("FAILED (failures=1)"), std::string::npos) << tests.output;
   EXPECT_NE(tests.output.find("FAIL: test_config_defaults_target_gpu"), std::string::npos) << tests.output;
@@ -148,11 +154,14 @@ TEST(EmitLayouts, SiblingsLayoutWritesNpuModulesThatImportEachOtherAndRun) {
   EXPECT_EQ(readFile(adapted / "train.py"), readFile(kExample / "train.py"));  // originals untouched
   const std::string train = readFile(adapted / "train_npu.py");
   EXPECT_NE(train.find("from gpt.model_npu import"), std::string::npos);
-  EXPECT_NE(readFile(adapted / "gpt" / "model_npu.py").find("from gpt.attention_npu import"), std::string::npos);
-  const auto flakes = run("cd " + quote(adapted.string()) + " && /usr/bin/python3 -m pyflakes $(find . -name '*_npu.py')");
+  EXPECT_NE(readFile(adapted / "gpt" / "model_npu.py").find("from gpt.attention_npu import"),
+            std::string::npos);
+  const auto flakes =
+      run("cd " + quote(adapted.string()) + " && /usr/bin/python3 -m pyflakes $(find . -name '*_npu.py')");
   EXPECT_EQ(flakes.exit_code, 0) << flakes.output;
   TempDir work;
-  EXPECT_EQ(trainAndInfer(adapted, "train_npu.py", work / "npu"), trainAndInfer(kExample, "train.py", work / "orig"));
+  EXPECT_EQ(trainAndInfer(adapted, "train_npu.py", work / "npu"),
+            trainAndInfer(kExample, "train.py", work / "orig"));
 }
 
 TEST(EmitStage, WithoutAnalyzeTheRunFailsAndSaysWhy) {

@@ -1,7 +1,9 @@
 // Tests discovered from the plugins themselves:
 //   RuleSnippets.<plugin>_<rule id>   every rule's valid/invalid snippets, and its fixes
 //   RuleFiles.<plugin>                 the plugin lists exactly the rules/*.yaml on disk
-//   Fixtures.<plugin>_<case>           plugins/<domain>/tests/fixtures/<case>/ against expected.txt
+//   Fixtures.<plugin>_<case>           plugins/<domain>/tests/fixtures/<case>/ against expected.txt;
+//                                      with after/: the fixed files, and their re-analysis
+//                                      against expected_after.txt (no fix left to make)
 // A rule without at least one valid and one invalid snippet fails.
 
 #include <gtest/gtest.h>
@@ -71,10 +73,42 @@ std::vector<sdk::Finding> ofRule(const std::vector<sdk::Finding>& all, const std
   return out;
 }
 
-std::string applyEdits(std::string code, std::vector<sdk::Edit> edits) {
-  std::sort(edits.begin(), edits.end(),
+bool sameEdit(const sdk::Edit& a, const sdk::Edit& b) {
+  return a.start_byte == b.start_byte && a.end_byte == b.end_byte && a.replacement == b.replacement;
+}
+
+bool editsClash(const sdk::Edit& a, const sdk::Edit& b) {
+  if (sameEdit(a, b)) return false;
+  if (a.start_byte < b.end_byte && b.start_byte < a.end_byte) return true;
+  const auto within = [](const sdk::Edit& point, const sdk::Edit& range) {
+    return point.start_byte == point.end_byte && range.start_byte <= point.start_byte &&
+           point.start_byte <= range.end_byte &&
+           (range.start_byte == range.end_byte || point.start_byte > range.start_byte);
+  };
+  return within(a, b) || within(b, a);
+}
+
+/// `code` with the findings' fixes applied as the emit stage applies them: a finding's edits all
+/// or none, an edit carried by several findings once, a finding whose edits overlap ones applied
+/// before it left out. `fixed` receives the number of findings applied.
+std::string applyFixes(std::string code, const std::vector<sdk::Finding>& findings, std::size_t& fixed) {
+  std::vector<sdk::Edit> accepted;
+  fixed = 0;
+  for (const auto& f : findings) {
+    if (!f.autofix()) continue;
+    const bool clash = std::any_of(f.edits.begin(), f.edits.end(), [&](const sdk::Edit& e) {
+      return e.end_byte > code.size() || std::any_of(accepted.begin(), accepted.end(),
+                                                     [&](const sdk::Edit& a) { return editsClash(a, e); });
+    });
+    if (clash) continue;
+    ++fixed;
+    for (const auto& e : f.edits)
+      if (std::none_of(accepted.begin(), accepted.end(), [&](const sdk::Edit& a) { return sameEdit(a, e); }))
+        accepted.push_back(e);
+  }
+  std::sort(accepted.begin(), accepted.end(),
             [](const auto& a, const auto& b) { return a.start_byte > b.start_byte; });
-  for (const auto& e : edits) code.replace(e.start_byte, e.end_byte - e.start_byte, e.replacement);
+  for (const auto& e : accepted) code.replace(e.start_byte, e.end_byte - e.start_byte, e.replacement);
   return code;
 }
 
@@ -105,15 +139,9 @@ class SnippetTest : public testing::Test {
         EXPECT_EQ(lines, s.lines);
       }
       // Applying the fixes removes exactly the fixed findings and keeps the code parseable.
-      std::vector<sdk::Edit> edits;
       std::size_t fixed = 0;
-      for (const auto& f : found)
-        if (f.autofix()) {
-          ++fixed;
-          edits.insert(edits.end(), f.edits.begin(), f.edits.end());
-        }
+      const std::string after = applyFixes(s.code, found, fixed);
       if (fixed == 0) continue;
-      const std::string after = applyEdits(s.code, edits);
       const SnippetRun again = analyze(*plugin_, s, after);
       std::size_t remaining = 0;
       for (const auto& f : ofRule(again.findings, r.id)) remaining += f.file == s.file ? 1 : 0;
@@ -178,6 +206,65 @@ std::multiset<std::string> readExpected(const fs::path& file) {
   return out;
 }
 
+/// Analyses the tree at `root` with plugin `p` alone, as a run would.
+std::vector<sdk::Finding> analyzeTree(const LoadedPlugin& p, const fs::path& root) {
+  std::vector<sdk::Diagnostic> diags;
+  Workspace ws = buildInventory(root, {}, diags);
+  MigrationModel model;
+  auto progress = makeProgress(false, [](const std::string&) {});
+  analyzeWorkspace(ws, {{&p}}, 2, *progress, model);
+  return std::move(model.findings);
+}
+
+/// "path:line RULE-ID" per finding, the format of expected.txt.
+std::multiset<std::string> findingLines(const std::vector<sdk::Finding>& findings) {
+  std::multiset<std::string> out;
+  for (const auto& f : findings) out.insert(f.file + ":" + std::to_string(f.range.line) + " " + f.rule_id);
+  return out;
+}
+
+void expectSameFindings(const std::multiset<std::string>& actual, const std::multiset<std::string>& expected,
+                        const std::string& what) {
+  for (const auto& e : expected)
+    if (!actual.count(e)) ADD_FAILURE() << what << " missed: " << e;
+  for (const auto& a : actual)
+    if (!expected.count(a)) ADD_FAILURE() << what << " unexpected: " << a;
+}
+
+/// A fixture's after/: each input file with its findings' fixes applied (files the fixes leave
+/// alone are omitted). The fixed tree (input/ overlaid with after/) re-analysed has no fix left to
+/// make, and its findings are expected_after.txt when that file exists.
+void checkFixedTree(const LoadedPlugin& p, const fs::path& dir, const std::vector<sdk::Finding>& findings) {
+  const fs::path input = dir / "input";
+  const fs::path after = dir / "after";
+  std::map<std::string, std::vector<sdk::Finding>> by_file;
+  for (const auto& f : findings) by_file[f.file].push_back(f);
+  test::TempDir fixed_tree;
+  fs::copy(input, fixed_tree.path(), fs::copy_options::recursive);
+  for (const auto& [file, of_file] : by_file) {
+    std::size_t fixed = 0;
+    const std::string original = test::readFile(input / file);
+    const std::string adapted = applyFixes(original, of_file, fixed);
+    if (fs::exists(after / file))
+      EXPECT_EQ(adapted, test::readFile(after / file)) << "after/" << file;
+    else
+      EXPECT_EQ(adapted, original) << file << " is changed by the fixes but has no after/" << file;
+  }
+  for (const auto& e : fs::recursive_directory_iterator(after)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), after).generic_string();
+    EXPECT_TRUE(fs::exists(input / rel)) << "after/" << rel << " has no input/" << rel;
+    test::writeFile(fixed_tree / rel, test::readFile(e.path()));
+  }
+  const auto again = analyzeTree(p, fixed_tree.path());
+  for (const auto& f : again)
+    if (f.autofix())
+      ADD_FAILURE() << "the fixed tree still has a fix to make: " << f.file << ":" << f.range.line << " "
+                    << f.rule_id;
+  if (fs::exists(dir / "expected_after.txt"))
+    expectSameFindings(findingLines(again), readExpected(dir / "expected_after.txt"), "fixed tree:");
+}
+
 void registerFixtureTests(const LoadedPlugin& p, const fs::path& source_dir) {
   const fs::path fixtures = source_dir / "tests" / "fixtures";
   if (!fs::is_directory(fixtures)) return;
@@ -193,20 +280,9 @@ void registerFixtureTests(const LoadedPlugin& p, const fs::path& source_dir) {
             const LoadedPlugin* p;
             fs::path dir;
             void TestBody() override {
-              const fs::path input = dir / "input";
-              std::vector<sdk::Diagnostic> diags;
-              Workspace ws = buildInventory(input, {}, diags);
-              MigrationModel model;
-              auto progress = makeProgress(false, [](const std::string&) {});
-              analyzeWorkspace(ws, {{p}}, 2, *progress, model);
-              std::multiset<std::string> actual;
-              for (const auto& f : model.findings)
-                actual.insert(f.file + ":" + std::to_string(f.range.line) + " " + f.rule_id);
-              const auto expected = readExpected(dir / "expected.txt");
-              for (const auto& e : expected)
-                if (!actual.count(e)) ADD_FAILURE() << "missed: " << e;
-              for (const auto& a : actual)
-                if (!expected.count(a)) ADD_FAILURE() << "unexpected: " << a;
+              const auto findings = analyzeTree(*p, dir / "input");
+              expectSameFindings(findingLines(findings), readExpected(dir / "expected.txt"), "input:");
+              if (fs::is_directory(dir / "after")) checkFixedTree(*p, dir, findings);
             }
           };
           auto* t = new T;

@@ -101,18 +101,24 @@ class OnCpu(unittest.TestCase):
         loss = torch.tensor(2.0)
         self.assertIs(scaler.scale(loss), loss)
 
-    def test_activate_changes_nothing_without_npu(self):
+    def test_activate_routes_nothing_without_npu(self):
+        """Only the stand-ins of test_npu_compat_no_npu.py are added; CUDA spellings stay."""
         originals = (torch.Tensor.cuda, torch.Tensor.to, torch.nn.Module.cuda, torch.zeros,
-                     torch.cuda.is_available, torch.cuda.synchronize, torch.autocast)
+                     torch.load, torch.cuda.is_available, torch.cuda.synchronize,
+                     torch.cuda.amp.autocast)
+        autocast = torch.autocast
         try:
             self.assertEqual(compat.activate(), self.expected)
             self.assertTrue(compat.is_active())
             self.assertEqual((torch.Tensor.cuda, torch.Tensor.to, torch.nn.Module.cuda,
-                              torch.zeros, torch.cuda.is_available, torch.cuda.synchronize,
-                              torch.autocast), originals)
+                              torch.zeros, torch.load, torch.cuda.is_available,
+                              torch.cuda.synchronize, torch.cuda.amp.autocast), originals)
+            self.assertIsInstance(torch.npu, compat._NoNpu)
+            self.assertTrue(issubclass(torch.autocast, autocast))  # adds "npu", keeps the rest
         finally:
             compat.deactivate()
         self.assertFalse(compat.is_active())
+        self.assertIs(torch.autocast, autocast)
 
 
 class VisibleDevices(unittest.TestCase):

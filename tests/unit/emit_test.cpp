@@ -27,7 +27,8 @@ std::string render(const std::string& text, const sdk::TemplateData& data) {
 TEST(Mustache, VariablesAreInsertedVerbatim) {
   sdk::TemplateData d;
   d.set("name", "a<b> & \"c\"");
-  EXPECT_EQ(render("x = {{name}}; y = {{{name}}}; z = {{missing}}.", d), "x = a<b> & \"c\"; y = a<b> & \"c\"; z = .");
+  EXPECT_EQ(render("x = {{name}}; y = {{{name}}}; z = {{missing}}.", d),
+            "x = a<b> & \"c\"; y = a<b> & \"c\"; z = .");
 }
 
 TEST(Mustache, SectionsOverFlagsListsAndInvertedSections) {
@@ -47,7 +48,8 @@ TEST(Mustache, SectionsOverFlagsListsAndInvertedSections) {
 TEST(Mustache, StandaloneTagLinesVanish) {
   sdk::TemplateData d;
   d.setFlag("keep");
-  const std::string text = "a\n{{#keep}}\n  kept\n  {{/keep}}\n{{#drop}}\ndropped\n{{/drop}}\nb {{#keep}}inline{{/keep}}\n";
+  const std::string text =
+      "a\n{{#keep}}\n  kept\n  {{/keep}}\n{{#drop}}\ndropped\n{{/drop}}\nb {{#keep}}inline{{/keep}}\n";
   EXPECT_EQ(render(text, d), "a\n  kept\nb inline\n");
 }
 
@@ -85,10 +87,12 @@ std::vector<const sdk::Finding*> pointers(const std::vector<sdk::Finding>& findi
 
 TEST(AdaptSource, AppliesEditsAndAddsTheImportsAfterDocstringAndFutureImports) {
   const std::string text =
-      "#!/usr/bin/env python3\n\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n# the imports\nimport torch\n\n"
+      "#!/usr/bin/env python3\n\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n# the imports\nimport "
+      "torch\n\n"
       "x = torch.cuda.is_available()\ny = flash(1)\n";
-  const std::vector<sdk::Finding> fs{finding("DEV-001", "m.py", text, "torch.cuda.is_available", "torch.npu.is_available"),
-                                     finding("ATT-001", "m.py", text, "flash", "npu_ops.flash")};
+  const std::vector<sdk::Finding> fs{
+      finding("DEV-001", "m.py", text, "torch.cuda.is_available", "torch.npu.is_available"),
+      finding("ATT-001", "m.py", text, "flash", "npu_ops.flash")};
   const emit::FileAdaptation a = emit::adaptSource("m.py", text, pointers(fs));
   EXPECT_EQ(a.edits_applied, 2u);
   EXPECT_TRUE(a.compat_import_added);
@@ -104,26 +108,30 @@ TEST(AdaptSource, AppliesEditsAndAddsTheImportsAfterDocstringAndFutureImports) {
 
 TEST(AdaptSource, IdenticalEditsApplyOnceAndOverlappingOnesBecomeManualWork) {
   const std::string text = "import torch\nd = 'cuda'\n";
-  std::vector<sdk::Finding> fs{finding("A-1", "m.py", text, "'cuda'", "'npu'"), finding("A-2", "m.py", text, "'cuda'", "'npu'"),
+  std::vector<sdk::Finding> fs{finding("A-1", "m.py", text, "'cuda'", "'npu'"),
+                               finding("A-2", "m.py", text, "'cuda'", "'npu'"),
                                finding("B-1", "m.py", text, "cuda", "xpu")};
   const emit::FileAdaptation a = emit::adaptSource("m.py", text, pointers(fs));
   EXPECT_EQ(a.edits_applied, 1u);
   EXPECT_EQ(a.fixed, (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(a.conflicting, (std::vector<std::size_t>{2}));
   EXPECT_NE(a.text.find("d = 'npu'"), std::string::npos);
-  EXPECT_NE(a.text.find("# TODO(migrate-pipeline B-1): B-1 message.\nd = 'npu'"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("# TODO(migrate-pipeline B-1): B-1 message.\nd = 'npu'"), std::string::npos)
+      << a.text;
 }
 
 TEST(AdaptSource, TodoGoesAboveTheWholeStatementWithItsIndentationOnce) {
-  const std::string text = "def f():\n    y = call(\n        a,\n        cupy_thing(),\n    )\n    return y\n";
+  const std::string text =
+      "def f():\n    y = call(\n        a,\n        cupy_thing(),\n    )\n    return y\n";
   std::vector<sdk::Finding> fs{finding("DEP-7", "m.py", text, "cupy_thing", "", false),
                                finding("DEP-7", "m.py", text, "call", "", false)};
   fs[0].severity = fs[1].severity = sdk::Severity::Warning;
   const emit::FileAdaptation a = emit::adaptSource("m.py", text, pointers(fs));
   EXPECT_EQ(a.todos_added, 1u);
   EXPECT_EQ(a.manual.size(), 2u);
-  EXPECT_EQ(a.text, "def f():\n    # TODO(migrate-pipeline DEP-7): DEP-7 message.\n    y = call(\n        a,\n"
-                    "        cupy_thing(),\n    )\n    return y\n");
+  EXPECT_EQ(a.text,
+            "def f():\n    # TODO(migrate-pipeline DEP-7): DEP-7 message.\n    y = call(\n        a,\n"
+            "        cupy_thing(),\n    )\n    return y\n");
   EXPECT_FALSE(a.compat_import_added);  // no edit: the file needs no device layer
   // Re-adapting the result with the finding at its new place adds no second TODO.
   std::vector<sdk::Finding> again{finding("DEP-7", "m.py", a.text, "cupy_thing", "", false)};
@@ -134,7 +142,9 @@ TEST(AdaptSource, ShellTodoStaysOutOfBackslashContinuationsAndKeepsCrlf) {
   const std::string text = "#!/bin/sh\r\nexport A=1 \\\r\n  NCCL_X=2\r\necho done\r\n";
   std::vector<sdk::Finding> fs{finding("DIST-1", "run.sh", text, "NCCL_X", "", false)};
   const emit::FileAdaptation a = emit::adaptSource("run.sh", text, pointers(fs));
-  EXPECT_EQ(a.text, "#!/bin/sh\r\n# TODO(migrate-pipeline DIST-1): DIST-1 message.\r\nexport A=1 \\\r\n  NCCL_X=2\r\necho done\r\n");
+  EXPECT_EQ(a.text,
+            "#!/bin/sh\r\n# TODO(migrate-pipeline DIST-1): DIST-1 message.\r\nexport A=1 \\\r\n  "
+            "NCCL_X=2\r\necho done\r\n");
   EXPECT_EQ(emit::commentPrefixFor("k.cu"), "//");
   EXPECT_EQ(emit::commentPrefixFor("Dockerfile"), "#");
   EXPECT_EQ(emit::commentPrefixFor("data.json"), "");
@@ -158,8 +168,10 @@ TEST(PatchWriter, GitApplyReproducesTheAdaptedTree) {
   const auto repo = dir / "repo";
   test::writeFile(repo / "a.py", "import torch\nx = 'cuda'\n");
   test::writeFile(repo / "run.sh", "#!/bin/sh\necho NCCL\n");
-  std::filesystem::permissions(repo / "run.sh", std::filesystem::perms::owner_exec, std::filesystem::perm_options::add);
-  ASSERT_EQ(test::run("cd " + test::quote(repo.string()) + " && git init -q . && git add -A && "
+  std::filesystem::permissions(repo / "run.sh", std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  ASSERT_EQ(test::run("cd " + test::quote(repo.string()) +
+                      " && git init -q . && git add -A && "
                       "git -c user.name=t -c user.email=t@t commit -qm init")
                 .exit_code,
             0);
@@ -170,7 +182,8 @@ TEST(PatchWriter, GitApplyReproducesTheAdaptedTree) {
   ASSERT_TRUE(patch.add("same.py", std::string("x\n"), "x\n"));  // unchanged: nothing
   EXPECT_EQ(patch.files(), 3u);
   test::writeFile(dir / "p.patch", patch.text());
-  const auto apply = test::run("cd " + test::quote(repo.string()) + " && git apply --check ../p.patch && git apply ../p.patch");
+  const auto apply = test::run("cd " + test::quote(repo.string()) +
+                               " && git apply --check ../p.patch && git apply ../p.patch");
   ASSERT_EQ(apply.exit_code, 0) << apply.output << patch.text();
   EXPECT_EQ(apply.output, "");  // no mode warnings
   EXPECT_EQ(test::readFile(repo / "a.py"), "import torch\nx = 'npu'\n");
@@ -180,7 +193,8 @@ TEST(PatchWriter, GitApplyReproducesTheAdaptedTree) {
 
 TEST(Siblings, ImportsOfAdaptedModulesPointToTheirNpuVersions) {
   const std::string text =
-      "from gpt.model import GPT, Block\nfrom . import attention\nfrom gpt import rope as r\nimport gpt.model as gm\n"
+      "from gpt.model import GPT, Block\nfrom . import attention\nfrom gpt import rope as r\nimport "
+      "gpt.model as gm\n"
       "import gpt.model\nfrom gpt.config import Config\nimport torch\n";
   const std::set<std::string> adapted{"gpt.model", "gpt.attention", "gpt.rope"};
   std::vector<sdk::Finding> redirects = emit::siblingImportEdits("gpt/train.py", text, adapted);
@@ -201,7 +215,8 @@ TEST(SupportModules, EveryBuiltInTemplateRendersAndTheModulesCompile) {
   ASSERT_TRUE(compat) << compat.error().message;
   test::writeFile(dir / "npu_compat.py", *compat);
   for (const std::set<std::string>& sections :
-       {std::set<std::string>{}, std::set<std::string>{"op_flash_attn", "op_xformers", "op_rms_norm", "op_rotary", "op_swiglu"},
+       {std::set<std::string>{},
+        std::set<std::string>{"op_flash_attn", "op_xformers", "op_rms_norm", "op_rotary", "op_swiglu"},
         std::set<std::string>{"op_rotary"}}) {
     auto ops = emit::renderOpsModule(templates, "proj", sections);
     ASSERT_TRUE(ops) << ops.error().message;

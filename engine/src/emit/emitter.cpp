@@ -3,6 +3,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "emit/emit_context.hpp"
 #include "emit/emit_manifest.hpp"
@@ -213,6 +214,12 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vect
   if (auto st = writeText(out / "npu_migration.patch", patch.text()); !st) return st;
   result.files.push_back({"npu_migration.patch", "patch"});
   result.files.insert(result.files.end(), contributions.files.begin(), contributions.files.end());
+  // A plugin's item says more than the generic one for the same rule and place: it replaces it.
+  std::set<std::tuple<std::string, std::string, std::uint32_t>> specific;
+  for (const sdk::ManualWork& w : contributions.manual_work) specific.emplace(w.rule_id, w.file, w.line);
+  std::erase_if(result.manual_work, [&](const sdk::ManualWork& w) {
+    return specific.count({w.rule_id, w.file, w.line}) != 0;
+  });
   result.manual_work.insert(result.manual_work.end(), contributions.manual_work.begin(),
                             contributions.manual_work.end());
   std::stable_sort(result.manual_work.begin(), result.manual_work.end(), [](const auto& a, const auto& b) {

@@ -64,20 +64,19 @@ PythonLayout layoutOf(const std::string& text) {
 
   // Every statement: the named children of the module and of blocks (pre-order, so nested
   // statements come after the statement that holds them).
-  std::vector<TSNode> stack{root};
+  // (node, whether its parent is the module or a block), so no ts_node_parent walk is needed.
+  std::vector<std::pair<TSNode, bool>> stack{{root, false}};
   while (!stack.empty()) {
-    const TSNode node = stack.back();
+    const auto [node, in_container] = stack.back();
     stack.pop_back();
     const char* type = ts_node_type(node);
-    for (std::uint32_t i = ts_node_named_child_count(node); i-- > 0;)
-      stack.push_back(ts_node_named_child(node, i));
-    if (ts_node_is_null(ts_node_parent(node))) continue;
-    const char* parent_type = ts_node_type(ts_node_parent(node));
-    if ((std::strcmp(parent_type, "module") == 0 || std::strcmp(parent_type, "block") == 0) &&
-        std::strcmp(type, "comment") != 0) {
+    if (in_container && std::strcmp(type, "comment") != 0) {
       const std::uint32_t start = ts_node_start_byte(node);
       layout.statements.push_back({start, ts_node_end_byte(node), lineStartOf(text, start)});
     }
+    const bool container = std::strcmp(type, "module") == 0 || std::strcmp(type, "block") == 0;
+    for (std::uint32_t i = ts_node_named_child_count(node); i-- > 0;)
+      stack.emplace_back(ts_node_named_child(node, i), container);
   }
   return layout;
 }

@@ -1,6 +1,7 @@
 #include "emit/source_edits.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -150,6 +151,26 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
     result.fixed.push_back(i);
   }
   result.edits_applied = accepted.size();
+  // A place an applied edit routes to npu_ops (the kit's wrapper replaces the library there) is
+  // addressed: e.g. the deps finding on `from flash_attn import ...` once that reads npu_ops.
+  std::erase_if(result.manual, [&](std::size_t i) {
+    const sdk::SourceRange& r = findings[i]->range;
+    return std::any_of(accepted.begin(), accepted.end(), [&](const Operation& op) {
+      return op.text.find("npu_ops") != std::string::npos &&
+             op.start < std::max(r.end_byte, r.start_byte + 1) &&
+             r.start_byte < std::max(op.end, op.start + 1);
+    });
+  });
+  // An edit that makes a statement `import npu_ops` (e.g. from `import xformers.ops`) binds it.
+  const bool writes_ops_import = std::any_of(accepted.begin(), accepted.end(), [&](const Operation& op) {
+    const std::string before =
+        original.substr(lineStartOf(original, op.start), op.start - lineStartOf(original, op.start));
+    const std::string line = before + op.text;
+    const std::size_t first = line.find_first_not_of(" \t");
+    return first != std::string::npos && line.compare(first, 14, "import npu_ops") == 0 &&
+           (line.size() == first + 14 ||
+            !(std::isalnum(static_cast<unsigned char>(line[first + 14])) || line[first + 14] == '_'));
+  });
 
   std::vector<Operation> inserts;
   const bool python = isPython(path);
@@ -165,7 +186,7 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
                 newline + "npu_compat.activate()" + newline;
       result.compat_import_added = true;
     }
-    if (uses_ops && !hasTopLevelImport(original, "npu_ops")) {
+    if (uses_ops && !writes_ops_import && !hasTopLevelImport(original, "npu_ops")) {
       header += "import npu_ops  # added by migrate-pipeline" + newline;
       result.ops_import_added = true;
     }

@@ -20,7 +20,9 @@ struct FileAdaptation {
   std::vector<std::size_t> fixed;  ///< indices (into the findings given) whose edits were applied
   /// Indices whose edits overlap an edit applied before them: not applied, manual work.
   std::vector<std::size_t> conflicting;
-  std::vector<std::size_t> manual;  ///< indices without an automatic fix (warning or error)
+  /// Indices without an automatic fix (warning or error), but those at a place an applied edit
+  /// routes to npu_ops (the kit's wrapper replaces the library there).
+  std::vector<std::size_t> manual;
   std::size_t todos_added = 0;
   bool compat_import_added = false;
   bool ops_import_added = false;

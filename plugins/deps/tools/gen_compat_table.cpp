@@ -94,7 +94,7 @@ int versionLess(const std::string& a, const std::string& b) {
 }
 
 struct Row {
-  std::string name, canonical, verdict, replacement, note, import_rule;
+  std::string name, canonical, verdict, replacement, note, import_rule, npu_requirement, kit_note;
 };
 
 struct ImportRow {
@@ -128,7 +128,9 @@ int main(int argc, char** argv) {
     std::map<std::string, YAML::Node> seen_modules;
     for (const auto& item : root["packages"]) {
       const YAML::Node p(item);
-      checkKeys(data_file, p, {"name", "verdict", "replacement", "note", "aliases", "imports", "import_rule"},
+      checkKeys(data_file, p,
+                {"name", "verdict", "replacement", "note", "aliases", "imports", "import_rule",
+                 "npu_requirement", "kit_note"},
                 "a package");
       Row r;
       r.name = scalar(data_file, p["name"], "name");
@@ -143,6 +145,18 @@ int main(int argc, char** argv) {
       r.replacement = scalar(data_file, p["replacement"], "replacement");
       r.note = scalar(data_file, p["note"], "note");
       if (p["import_rule"]) r.import_rule = scalar(data_file, p["import_rule"], "import_rule");
+      if (p["kit_note"]) r.kit_note = scalar(data_file, p["kit_note"], "kit_note");
+      if (p["npu_requirement"]) {
+        r.npu_requirement = scalar(data_file, p["npu_requirement"], "npu_requirement");
+        if (r.verdict != "needs replacement" && r.verdict != "unsupported")
+          fail(data_file, p["npu_requirement"],
+               "npu_requirement is for packages that need replacement or are unsupported; '" + r.verdict +
+                   "' packages are always kept");
+        if (r.npu_requirement != "keep" && deps::normalizeName(r.npu_requirement) != r.npu_requirement)
+          fail(data_file, p["npu_requirement"],
+               "npu_requirement must be 'keep' or a normalised distribution name (write '" +
+                   deps::normalizeName(r.npu_requirement) + "')");
+      }
       const auto mods = list(data_file, p["imports"], "imports");
       if (mods.empty() != r.import_rule.empty())
         fail(data_file, p, "a package lists imports exactly when it names an import_rule");
@@ -258,7 +272,8 @@ int main(int argc, char** argv) {
         << "constexpr PackageEntry kPackages[] = {\n";
     for (const auto& r : rows)
       out << "    {" << cpp(r.name) << ", " << cpp(r.canonical) << ", " << kVerdicts.at(r.verdict) << ", "
-          << cpp(r.replacement) << ", " << cpp(r.note) << ", " << cpp(r.import_rule) << "},\n";
+          << cpp(r.replacement) << ", " << cpp(r.note) << ", " << cpp(r.import_rule) << ", "
+          << cpp(r.npu_requirement) << ", " << cpp(r.kit_note) << "},\n";
     out << "};\n\nconstexpr PatternEntry kPatterns[] = {\n";
     for (const auto& r : patterns)
       out << "    {" << cpp(r.name) << ", " << kVerdicts.at(r.verdict) << ", " << cpp(r.replacement) << ", "
