@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 #include "custom_ops_embedded_rules.hpp"
+#include "emit_custom_ops.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "native_scan.hpp"
 #include "python_scan.hpp"
@@ -57,6 +58,8 @@ class CustomOpsPlugin final : public Plugin {
     custom_ops::analyzeNativeSources(workspace, rules_, options_, sink);
     custom_ops::analyzeCMake(workspace, rules_, options_, sink);
   }
+
+  void emit(EmitContext& context) const override { custom_ops::emitCustomOps(context); }
 
  private:
   custom_ops::Rules rules_;
