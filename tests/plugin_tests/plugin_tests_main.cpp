@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "analyze/analyzer.hpp"
+#include "emit/source_edits.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "rules/rule_set.hpp"
 #include "support/test_support.hpp"
@@ -73,43 +74,16 @@ std::vector<sdk::Finding> ofRule(const std::vector<sdk::Finding>& all, const std
   return out;
 }
 
-bool sameEdit(const sdk::Edit& a, const sdk::Edit& b) {
-  return a.start_byte == b.start_byte && a.end_byte == b.end_byte && a.replacement == b.replacement;
-}
-
-bool editsClash(const sdk::Edit& a, const sdk::Edit& b) {
-  if (sameEdit(a, b)) return false;
-  if (a.start_byte < b.end_byte && b.start_byte < a.end_byte) return true;
-  const auto within = [](const sdk::Edit& point, const sdk::Edit& range) {
-    return point.start_byte == point.end_byte && range.start_byte <= point.start_byte &&
-           point.start_byte <= range.end_byte &&
-           (range.start_byte == range.end_byte || point.start_byte > range.start_byte);
-  };
-  return within(a, b) || within(b, a);
-}
-
-/// `code` with the findings' fixes applied as the emit stage applies them: a finding's edits all
-/// or none, an edit carried by several findings once, a finding whose edits overlap ones applied
-/// before it left out. `fixed` receives the number of findings applied.
-std::string applyFixes(std::string code, const std::vector<sdk::Finding>& findings, std::size_t& fixed) {
-  std::vector<sdk::Edit> accepted;
-  fixed = 0;
-  for (const auto& f : findings) {
-    if (!f.autofix()) continue;
-    const bool clash = std::any_of(f.edits.begin(), f.edits.end(), [&](const sdk::Edit& e) {
-      return e.end_byte > code.size() || std::any_of(accepted.begin(), accepted.end(),
-                                                     [&](const sdk::Edit& a) { return editsClash(a, e); });
-    });
-    if (clash) continue;
-    ++fixed;
-    for (const auto& e : f.edits)
-      if (std::none_of(accepted.begin(), accepted.end(), [&](const sdk::Edit& a) { return sameEdit(a, e); }))
-        accepted.push_back(e);
-  }
-  std::sort(accepted.begin(), accepted.end(),
-            [](const auto& a, const auto& b) { return a.start_byte > b.start_byte; });
-  for (const auto& e : accepted) code.replace(e.start_byte, e.end_byte - e.start_byte, e.replacement);
-  return code;
+/// `code` with the findings' fixes applied as the emit stage applies them (emit::applyFixes);
+/// `fixed` receives the number of findings applied.
+std::string applyFixes(const std::string& code, const std::vector<sdk::Finding>& findings,
+                       std::size_t& fixed) {
+  std::vector<const sdk::Finding*> pointers;
+  for (const auto& f : findings) pointers.push_back(&f);
+  std::vector<std::size_t> applied;
+  std::string out = emit::applyFixes(code, pointers, &applied);
+  fixed = applied.size();
+  return out;
 }
 
 class SnippetTest : public testing::Test {

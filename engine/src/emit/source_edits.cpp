@@ -90,7 +90,74 @@ bool hasTopLevelImport(const std::string& text, const std::string& module) {
   return false;
 }
 
+/// The edits to apply, finding by finding: all of a finding's edits or none; an edit carried by
+/// several findings once; a finding whose edits overlap edits applied before it is conflicting.
+/// Fills `result`'s fixed, conflicting and manual lists.
+std::vector<Operation> selectEdits(std::uint32_t size, const std::vector<const sdk::Finding*>& findings,
+                                   FileAdaptation& result) {
+  std::vector<Operation> accepted;
+  auto overlaps = [&](const sdk::Edit& e) {
+    for (const Operation& op : accepted) {
+      const bool same = op.start == e.start_byte && op.end == e.end_byte && op.text == e.replacement;
+      if (same) continue;
+      if (e.start_byte < op.end && op.start < e.end_byte) return true;
+      if (e.start_byte == e.end_byte && op.start == op.end && e.start_byte == op.start) return true;
+      if (e.start_byte == e.end_byte && op.start < e.start_byte && e.start_byte < op.end) return true;
+      if (op.start == op.end && e.start_byte < op.start && op.start < e.end_byte) return true;
+    }
+    return false;
+  };
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const sdk::Finding& f = *findings[i];
+    if (f.edits.empty()) {
+      if (f.severity != sdk::Severity::Info) result.manual.push_back(i);
+      continue;
+    }
+    bool clash = false;
+    for (const sdk::Edit& e : f.edits)
+      clash = clash || e.start_byte > e.end_byte || e.end_byte > size || overlaps(e);
+    if (clash) {
+      result.conflicting.push_back(i);
+      continue;
+    }
+    for (const sdk::Edit& e : f.edits) {
+      const bool present = std::any_of(accepted.begin(), accepted.end(), [&](const Operation& op) {
+        return op.start == e.start_byte && op.end == e.end_byte && op.text == e.replacement;
+      });
+      if (!present) accepted.push_back({e.start_byte, e.end_byte, e.replacement, false});
+    }
+    result.fixed.push_back(i);
+  }
+  return accepted;
+}
+
+/// `original` with `ops` applied (by offset; an insertion before a replacement at its offset).
+std::string applyOperations(const std::string& original, std::vector<Operation> ops) {
+  std::stable_sort(ops.begin(), ops.end(), [](const Operation& a, const Operation& b) {
+    if (a.start != b.start) return a.start < b.start;
+    return a.insertion && !b.insertion;
+  });
+  std::string out;
+  out.reserve(original.size() + 256);
+  std::uint32_t pos = 0;
+  for (const Operation& op : ops) {
+    out.append(original, pos, op.start - pos);
+    out += op.text;
+    pos = op.insertion ? op.start : op.end;
+  }
+  out.append(original, pos, std::string::npos);
+  return out;
+}
+
 }  // namespace
+
+std::string applyFixes(const std::string& text, const std::vector<const sdk::Finding*>& findings,
+                       std::vector<std::size_t>* fixed) {
+  FileAdaptation selection;
+  std::vector<Operation> ops = selectEdits(static_cast<std::uint32_t>(text.size()), findings, selection);
+  if (fixed) *fixed = selection.fixed;
+  return applyOperations(text, std::move(ops));
+}
 
 std::string commentPrefixFor(const std::string& path) {
   const std::filesystem::path p(path);
@@ -112,44 +179,9 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
   const auto size = static_cast<std::uint32_t>(original.size());
   const std::string newline = original.find("\r\n") != std::string::npos ? "\r\n" : "\n";
 
-  // Fix edits, finding by finding: all of a finding's edits or none.
-  std::vector<Operation> accepted;  // sorted by start
-  auto overlaps = [&](const sdk::Edit& e) {
-    for (const Operation& op : accepted) {
-      const bool same = op.start == e.start_byte && op.end == e.end_byte && op.text == e.replacement;
-      if (same) continue;
-      if (e.start_byte < op.end && op.start < e.end_byte) return true;
-      if (e.start_byte == e.end_byte && op.start == op.end && e.start_byte == op.start) return true;
-      if (e.start_byte == e.end_byte && op.start < e.start_byte && e.start_byte < op.end) return true;
-      if (op.start == op.end && e.start_byte < op.start && op.start < e.end_byte) return true;
-    }
-    return false;
-  };
+  std::vector<Operation> accepted = selectEdits(size, findings, result);
   bool uses_ops = false;
-  for (std::size_t i = 0; i < findings.size(); ++i) {
-    const sdk::Finding& f = *findings[i];
-    if (f.edits.empty()) {
-      if (f.severity != sdk::Severity::Info) result.manual.push_back(i);
-      continue;
-    }
-    bool valid = true;
-    for (const sdk::Edit& e : f.edits) valid = valid && e.start_byte <= e.end_byte && e.end_byte <= size;
-    bool clash = !valid;
-    for (const sdk::Edit& e : f.edits) clash = clash || overlaps(e);
-    if (clash) {
-      result.conflicting.push_back(i);
-      continue;
-    }
-    for (const sdk::Edit& e : f.edits) {
-      const bool present = std::any_of(accepted.begin(), accepted.end(), [&](const Operation& op) {
-        return op.start == e.start_byte && op.end == e.end_byte && op.text == e.replacement;
-      });
-      if (present) continue;
-      accepted.push_back({e.start_byte, e.end_byte, e.replacement, false});
-      uses_ops = uses_ops || e.replacement.find("npu_ops.") != std::string::npos;
-    }
-    result.fixed.push_back(i);
-  }
+  for (const Operation& op : accepted) uses_ops = uses_ops || op.text.find("npu_ops.") != std::string::npos;
   result.edits_applied = accepted.size();
   // A place an applied edit routes to npu_ops (the kit's wrapper replaces the library there) is
   // addressed: e.g. the deps finding on `from flash_attn import ...` once that reads npu_ops.
@@ -228,22 +260,9 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
     }
   }
 
-  // Apply: by offset, insertions before a replacement starting at the same offset.
   std::vector<Operation> ops = std::move(accepted);
   ops.insert(ops.end(), inserts.begin(), inserts.end());
-  std::stable_sort(ops.begin(), ops.end(), [](const Operation& a, const Operation& b) {
-    if (a.start != b.start) return a.start < b.start;
-    return a.insertion && !b.insertion;
-  });
-  std::string& out = result.text;
-  out.reserve(original.size() + 256);
-  std::uint32_t pos = 0;
-  for (const Operation& op : ops) {
-    out.append(original, pos, op.start - pos);
-    out += op.text;
-    pos = op.insertion ? op.start : op.end;
-  }
-  out.append(original, pos, std::string::npos);
+  result.text = applyOperations(original, std::move(ops));
   return result;
 }
 

@@ -32,6 +32,12 @@ struct FileAdaptation {
 FileAdaptation adaptSource(const std::string& path, const std::string& original,
                            const std::vector<const sdk::Finding*>& findings);
 
+/// `text` with only the findings' fixes applied, chosen as adaptSource chooses them (a finding's
+/// edits all or none, shared edits once, overlapping ones left out); `fixed` receives the indices
+/// of the findings applied. For tests of rule fixes.
+std::string applyFixes(const std::string& text, const std::vector<const sdk::Finding*>& findings,
+                       std::vector<std::size_t>* fixed = nullptr);
+
 /// The comment prefix for TODO lines in `path` ("#", "//"), or empty when the file type takes
 /// no comments the tool can write safely (JSON, Markdown, ...).
 std::string commentPrefixFor(const std::string& path);
