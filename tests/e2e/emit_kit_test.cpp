@@ -172,5 +172,30 @@ TEST(EmitStage, WithoutAnalyzeTheRunFailsAndSaysWhy) {
   EXPECT_TRUE(fs::exists(dir / "out" / "findings.json"));
 }
 
+TEST(EmitStage, TheCopyKeepsBinaryFilesAndInsideLinksAndLeavesOutEscapingLinks) {
+  TempDir dir;
+  const fs::path repo = dir / "repo";
+  test::writeFile(repo / "train.py", "import torch\nx = torch.zeros(2, device=\"cuda\")\n");
+  test::writeFile(repo / "weights.bin", std::string("\0\x01\x02\xff", 4));
+  test::writeFile(repo / "latin1.py", "# caf\xe9\nimport torch\ntorch.cuda.synchronize()\n");
+  fs::create_symlink("train.py", repo / "main.py");
+  fs::create_symlink("/etc/hostname", repo / "outside");
+  const auto r = runPipeline(repo, dir / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const fs::path adapted = dir / "out" / "adapted";
+  EXPECT_EQ(readFile(adapted / "weights.bin"), readFile(repo / "weights.bin"));
+  EXPECT_TRUE(fs::is_symlink(adapted / "main.py"));
+  EXPECT_EQ(fs::read_symlink(adapted / "main.py"), "train.py");
+  EXPECT_FALSE(fs::exists(fs::symlink_status(adapted / "outside")));
+  EXPECT_NE(readFile(adapted / "train.py").find("device=\"npu\""), std::string::npos);
+  // Not UTF-8: the edit is made on the bytes, the rest of the file is kept as it was.
+  EXPECT_NE(readFile(adapted / "latin1.py").find("# caf\xe9\n"), std::string::npos);
+  EXPECT_NE(readFile(adapted / "latin1.py").find("torch.npu.synchronize()"), std::string::npos);
+  const json findings = json::parse(readFile(dir / "out" / "findings.json"));
+  bool escaping = false;
+  for (const auto& d : findings["diagnostics"]) escaping = escaping || d["code"] == "symlink-escapes";
+  EXPECT_TRUE(escaping);
+}
+
 }  // namespace
 }  // namespace migrate
