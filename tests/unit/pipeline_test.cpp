@@ -100,6 +100,24 @@ TEST(Pipeline, SourceNeedsExactlyOneOfPathAndUrl) {
   EXPECT_NE(spec.error().message.find("exactly one of path"), std::string::npos);
 }
 
+TEST(Pipeline, EmitSettingsAreCheckedAndTemplatesResolvedAgainstTheFile) {
+  TempDir dir;
+  writeFile(dir / "a.yaml", std::string(kMinimal) + "emit:\n  layout: sideways\n");
+  auto a = loadPipeline(dir / "a.yaml", {});
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("a.yaml:7:11"), std::string::npos) << a.error().message;
+  EXPECT_NE(a.error().message.find("copy, siblings"), std::string::npos) << a.error().message;
+  writeFile(dir / "b.yaml", std::string(kMinimal) + "emit: {templates: mine, layuot: copy}\n");
+  auto b = loadPipeline(dir / "b.yaml", {});
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("did you mean 'layout'"), std::string::npos) << b.error().message;
+  writeFile(dir / "c.yaml", std::string(kMinimal) + "emit: {templates: mine}\n");
+  auto c = loadPipeline(dir / "c.yaml", {{"emit.layout", "siblings"}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->emit.templates, (dir.path() / "mine").string());
+  EXPECT_EQ(c->emit.layout, "siblings");
+}
+
 TEST(Pipeline, DumpRoundTrips) {
   TempDir dir;
   writeFile(dir / "p.yaml", kMinimal);
