@@ -70,6 +70,143 @@ void collectManualWork(const emit::FileAdaptation& a, const std::vector<const sd
   }
 }
 
+/// The adapted copy of the repository under `adapted` and its patch; returns the support modules
+/// the repository already has as generated files (kept as they are).
+Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSpec& spec,
+                                        MigrationModel& model, const fs::path& adapted,
+                                        emit::PatchWriter& patch,
+                                        const std::function<void(const std::string&)>& progress) {
+  EmitResult& result = model.emit;
+  std::error_code ec;
+  std::map<std::string, std::vector<const sdk::Finding*>> by_file;
+  for (const sdk::Finding& f : model.findings) by_file[f.file].push_back(&f);
+
+  const std::vector<TreeEntry> tree = listRepositoryTree(model.source.root, model.diagnostics);
+  auto original_of = [&](const std::string& path) {
+    auto text = workspace.read(path);
+    return text ? text : readText(model.source.root / path);
+  };
+  const bool siblings = spec.layout == "siblings";
+  std::set<std::string> adapted_modules;  // siblings: dotted names of the modules that change
+  if (siblings)
+    for (const auto& [path, findings] : by_file)
+      if (fs::path(path).extension() == ".py")
+        if (auto text = original_of(path); text && emit::adaptSource(path, *text, findings).text != *text)
+          adapted_modules.insert(parse::dottedModuleName(path));
+
+  std::set<std::string> existing_generated;  // support modules the repository already has
+  std::size_t done = 0;
+  for (const TreeEntry& entry : tree) {
+    const fs::path source = model.source.root / entry.path;
+    const fs::path target = adapted / entry.path;
+    fs::create_directories(target.parent_path(), ec);
+    if (!entry.link_target.empty()) {
+      fs::create_symlink(entry.link_target, target, ec);
+      if (ec) return makeError("cannot create the symbolic link " + target.string() + ": " + ec.message());
+      continue;
+    }
+    fs::copy_file(source, target, fs::copy_options::overwrite_existing, ec);
+    if (ec) return makeError("cannot copy " + entry.path + " into " + adapted.string() + ": " + ec.message());
+    const bool python = fs::path(entry.path).extension() == ".py";
+    const auto found = by_file.find(entry.path);
+    if (found == by_file.end()) {
+      if (entry.path == emit::kCompatModule || entry.path == emit::kOpsModule)
+        if (auto text = readText(source); text && isGeneratedFile(*text))
+          existing_generated.insert(entry.path);
+      continue;
+    }
+    const auto original = original_of(entry.path);
+    if (!original) return makeError("cannot read " + entry.path + " from the repository");
+    std::vector<const sdk::Finding*> findings = found->second;
+    const std::size_t own = findings.size();
+    std::vector<sdk::Finding> redirects;
+    const bool sibling = siblings && python && adapted_modules.count(parse::dottedModuleName(entry.path));
+    if (sibling) redirects = emit::siblingImportEdits(entry.path, *original, adapted_modules);
+    for (const sdk::Finding& f : redirects) findings.push_back(&f);
+    const emit::FileAdaptation a = emit::adaptSource(entry.path, *original, findings);
+    result.edits_applied += a.edits_applied;
+    result.conflicts += a.conflicting.size();
+    for (std::size_t i : a.fixed) result.findings_fixed += i < own ? 1 : 0;
+    collectManualWork(a, findings, result.manual_work);
+    if (a.text == *original) continue;
+    const std::string written = sibling ? emit::siblingPath(entry.path) : entry.path;
+    if (auto st = writeText(adapted / written, a.text); !st) return st.error();
+    const fs::perms perms = fs::status(source, ec).permissions();
+    fs::permissions(adapted / written, perms, ec);
+    const bool added = written != entry.path;
+    const bool executable = (perms & fs::perms::owner_exec) != fs::perms::none;
+    if (auto st = patch.add(written, added ? std::nullopt : original, a.text, executable); !st)
+      return st.error();
+    result.adapted.push_back({written, added ? "added" : "modified", a.edits_applied, a.todos_added});
+    if (++done % 200 == 0) progress("emit: " + std::to_string(done) + " files adapted");
+  }
+
+  return existing_generated;
+}
+
+/// npu_compat.py and npu_ops.py (with the sections asked for, and those a generated npu_ops.py in
+/// the repository already has) in the kit and at the root of the adapted tree.
+Status writeSupportModules(const emit::TemplateStore& templates, const std::string& project,
+                           std::set<std::string> sections, const std::set<std::string>& existing_generated,
+                           MigrationModel& model, const fs::path& out, const fs::path& adapted,
+                           emit::PatchWriter& patch) {
+  EmitResult& result = model.emit;
+  if (existing_generated.count(emit::kOpsModule)) {
+    const auto text = readText(model.source.root / emit::kOpsModule);
+    const std::set<std::string> recorded = emit::recordedSections(text.value_or(""));
+    sections.insert(recorded.begin(), recorded.end());
+  }
+  result.npu_ops_sections.assign(sections.begin(), sections.end());
+  struct Support {
+    const char* name;
+    bool needed;
+    Result<std::string> text;
+  };
+  Support supports[] = {
+      {emit::kCompatModule, !model.findings.empty(), emit::renderCompatModule(templates, project)},
+      {emit::kOpsModule, !sections.empty(), emit::renderOpsModule(templates, project, sections)},
+  };
+  for (Support& s : supports) {
+    if (!s.needed) continue;
+    if (!s.text) return s.text.error();
+    const std::string name = s.name;
+    const fs::path in_repo = model.source.root / name;
+    const auto kept = readText(in_repo);
+    const bool keep = existing_generated.count(name) &&
+                      (name != emit::kOpsModule || emit::recordedSections(kept.value_or("")) == sections);
+    const std::string& text = keep ? *kept : *s.text;
+    if (auto st = writeText(out / name, text); !st) return st;
+    result.files.push_back({name, "support-module"});
+    if (keep) continue;
+    const bool in_tree = fs::exists(in_repo);
+    if (in_tree && !existing_generated.count(name)) {
+      model.diagnostics.push_back({sdk::Severity::Warning, "support-module-clash", name, 0,
+                                   "the repository has its own " + name +
+                                       "; the adapted tree keeps it, and the "
+                                       "adapted sources' imports of it will not find the generated one"});
+      continue;
+    }
+    if (auto st = writeText(adapted / name, text); !st) return st;
+    if (auto st = patch.add(name, in_tree ? readText(in_repo) : std::nullopt, text); !st) return st;
+    result.adapted.push_back({name, in_tree ? "modified" : "added", 0, 0});
+  }
+  return Ok{};
+}
+
+/// The plugins' manual work joined with the engine's: a plugin's item says more than the generic
+/// one for the same rule and place, so it replaces it. Sorted by file, line, rule id.
+void mergeManualWork(std::vector<sdk::ManualWork>& work, const std::vector<sdk::ManualWork>& from_plugins) {
+  std::set<std::tuple<std::string, std::string, std::uint32_t>> specific;
+  for (const sdk::ManualWork& w : from_plugins) specific.emplace(w.rule_id, w.file, w.line);
+  std::erase_if(work, [&](const sdk::ManualWork& w) {
+    return specific.count({w.rule_id, w.file, w.line}) != 0;
+  });
+  work.insert(work.end(), from_plugins.begin(), from_plugins.end());
+  std::stable_sort(work.begin(), work.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.file, a.line, a.rule_id) < std::tie(b.file, b.line, b.rule_id);
+  });
+}
+
 }  // namespace
 
 std::string projectNameOf(const SourceInfo& source) {
@@ -101,130 +238,21 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vect
   if (ec) return makeError("cannot clear " + adapted.string() + ": " + ec.message());
   fs::create_directories(adapted, ec);
   if (ec) return makeError("cannot create " + adapted.string() + ": " + ec.message());
-
-  std::map<std::string, std::vector<const sdk::Finding*>> by_file;
-  for (const sdk::Finding& f : model.findings) by_file[f.file].push_back(&f);
-
-  const std::vector<TreeEntry> tree = listRepositoryTree(model.source.root, model.diagnostics);
-  auto original_of = [&](const std::string& path) {
-    auto text = workspace.read(path);
-    return text ? text : readText(model.source.root / path);
-  };
-  const bool siblings = spec.layout == "siblings";
-  std::set<std::string> adapted_modules;  // siblings: dotted names of the modules that change
-  if (siblings)
-    for (const auto& [path, findings] : by_file)
-      if (fs::path(path).extension() == ".py")
-        if (auto text = original_of(path); text && emit::adaptSource(path, *text, findings).text != *text)
-          adapted_modules.insert(parse::dottedModuleName(path));
-
   emit::PatchWriter patch;
-  bool compat_needed = false;
-  std::set<std::string> existing_generated;  // support modules the repository already has
-  std::size_t done = 0;
-  for (const TreeEntry& entry : tree) {
-    const fs::path source = model.source.root / entry.path;
-    const fs::path target = adapted / entry.path;
-    fs::create_directories(target.parent_path(), ec);
-    if (!entry.link_target.empty()) {
-      fs::create_symlink(entry.link_target, target, ec);
-      if (ec) return makeError("cannot create the symbolic link " + target.string() + ": " + ec.message());
-      continue;
-    }
-    fs::copy_file(source, target, fs::copy_options::overwrite_existing, ec);
-    if (ec) return makeError("cannot copy " + entry.path + " into " + adapted.string() + ": " + ec.message());
-    const bool python = fs::path(entry.path).extension() == ".py";
-    const auto found = by_file.find(entry.path);
-    if (found == by_file.end()) {
-      if (entry.path == emit::kCompatModule || entry.path == emit::kOpsModule)
-        if (auto text = readText(source); text && isGeneratedFile(*text))
-          existing_generated.insert(entry.path);
-      continue;
-    }
-    const auto original = original_of(entry.path);
-    if (!original) return makeError("cannot read " + entry.path + " from the repository");
-    std::vector<const sdk::Finding*> findings = found->second;
-    const std::size_t own = findings.size();
-    std::vector<sdk::Finding> redirects;
-    const bool sibling = siblings && python && adapted_modules.count(parse::dottedModuleName(entry.path));
-    if (sibling) redirects = emit::siblingImportEdits(entry.path, *original, adapted_modules);
-    for (const sdk::Finding& f : redirects) findings.push_back(&f);
-    const emit::FileAdaptation a = emit::adaptSource(entry.path, *original, findings);
-    compat_needed = compat_needed || (python && a.edits_applied > 0);
-    result.edits_applied += a.edits_applied;
-    result.conflicts += a.conflicting.size();
-    for (std::size_t i : a.fixed) result.findings_fixed += i < own ? 1 : 0;
-    collectManualWork(a, findings, result.manual_work);
-    if (a.text == *original) continue;
-    const std::string written = sibling ? emit::siblingPath(entry.path) : entry.path;
-    if (auto st = writeText(adapted / written, a.text); !st) return st;
-    const fs::perms perms = fs::status(source, ec).permissions();
-    fs::permissions(adapted / written, perms, ec);
-    const bool added = written != entry.path;
-    const bool executable = (perms & fs::perms::owner_exec) != fs::perms::none;
-    if (auto st = patch.add(written, added ? std::nullopt : original, a.text, executable); !st) return st;
-    result.adapted.push_back({written, added ? "added" : "modified", a.edits_applied, a.todos_added});
-    if (++done % 200 == 0) progress("emit: " + std::to_string(done) + " files adapted");
-  }
+  auto existing_generated = adaptTree(workspace, spec, model, adapted, patch, progress);
+  if (!existing_generated) return existing_generated.error();
 
   // 3. The support modules, in the kit and at the root of the adapted tree.
-  std::set<std::string> sections = contributions.sections[emit::kOpsModule];
-  if (existing_generated.count(emit::kOpsModule)) {
-    const auto text = readText(model.source.root / emit::kOpsModule);
-    const std::set<std::string> recorded = emit::recordedSections(text.value_or(""));
-    sections.insert(recorded.begin(), recorded.end());
-  }
-  result.npu_ops_sections.assign(sections.begin(), sections.end());
-  struct Support {
-    const char* name;
-    bool needed;
-    Result<std::string> text;
-  };
-  Support supports[] = {
-      {emit::kCompatModule, compat_needed || !model.findings.empty(),
-       emit::renderCompatModule(templates, project)},
-      {emit::kOpsModule, !sections.empty(), emit::renderOpsModule(templates, project, sections)},
-  };
-  for (Support& s : supports) {
-    if (!s.needed) continue;
-    if (!s.text) return s.text.error();
-    const std::string name = s.name;
-    const fs::path in_repo = model.source.root / name;
-    const auto kept = readText(in_repo);
-    const bool keep = existing_generated.count(name) &&
-                      (name != emit::kOpsModule || emit::recordedSections(kept.value_or("")) == sections);
-    const std::string& text = keep ? *kept : *s.text;
-    if (auto st = writeText(out / name, text); !st) return st;
-    result.files.push_back({name, "support-module"});
-    if (keep) continue;
-    const bool in_tree = fs::exists(in_repo);
-    if (in_tree && !existing_generated.count(name)) {
-      model.diagnostics.push_back({sdk::Severity::Warning, "support-module-clash", name, 0,
-                                   "the repository has its own " + name +
-                                       "; the adapted tree keeps it, and the "
-                                       "adapted sources' imports of it will not find the generated one"});
-      continue;
-    }
-    if (auto st = writeText(adapted / name, text); !st) return st;
-    if (auto st = patch.add(name, in_tree ? readText(in_repo) : std::nullopt, text); !st) return st;
-    result.adapted.push_back({name, in_tree ? "modified" : "added", 0, 0});
-  }
+  if (auto st = writeSupportModules(templates, project, contributions.sections[emit::kOpsModule],
+                                    *existing_generated, model, out, adapted, patch);
+      !st)
+    return st;
   result.files.push_back({result.adapted_dir + "/", "adapted-tree"});
 
   if (auto st = writeText(out / "npu_migration.patch", patch.text()); !st) return st;
   result.files.push_back({"npu_migration.patch", "patch"});
   result.files.insert(result.files.end(), contributions.files.begin(), contributions.files.end());
-  // A plugin's item says more than the generic one for the same rule and place: it replaces it.
-  std::set<std::tuple<std::string, std::string, std::uint32_t>> specific;
-  for (const sdk::ManualWork& w : contributions.manual_work) specific.emplace(w.rule_id, w.file, w.line);
-  std::erase_if(result.manual_work, [&](const sdk::ManualWork& w) {
-    return specific.count({w.rule_id, w.file, w.line}) != 0;
-  });
-  result.manual_work.insert(result.manual_work.end(), contributions.manual_work.begin(),
-                            contributions.manual_work.end());
-  std::stable_sort(result.manual_work.begin(), result.manual_work.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.file, a.line, a.rule_id) < std::tie(b.file, b.line, b.rule_id);
-  });
+  mergeManualWork(result.manual_work, contributions.manual_work);
   std::sort(result.files.begin(), result.files.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   result.computed = true;
