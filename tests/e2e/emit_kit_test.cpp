@@ -172,6 +172,21 @@ TEST(EmitStage, WithoutAnalyzeTheRunFailsAndSaysWhy) {
   EXPECT_TRUE(fs::exists(dir / "out" / "findings.json"));
 }
 
+TEST(EmitStage, ARunIntoTheSameDirectoryRemovesTheKitFilesOfTheRunBefore) {
+  TempDir dir;
+  ASSERT_EQ(runPipeline(kExample, dir / "out").exit_code, 0);
+  ASSERT_TRUE(fs::exists(dir / "out" / "build_ascend_ops.sh"));
+  test::writeFile(dir / "small" / "train.py", "import torch\nx = torch.zeros(2, device=\"cuda\")\n");
+  const auto r = runPipeline(dir / "small", dir / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* stale :
+       {"build_ascend_ops.sh", "ascend_ops", "triton_notes.md", "npu_ops.py", "requirements-npu.txt"})
+    EXPECT_FALSE(fs::exists(dir / "out" / stale)) << stale;
+  EXPECT_TRUE(fs::exists(dir / "out" / "npu_compat.py"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "adapted" / "train.py"));
+  EXPECT_FALSE(fs::exists(dir / "out" / "adapted" / "gpt"));
+}
+
 TEST(EmitStage, TheCopyKeepsBinaryFilesAndInsideLinksAndLeavesOutEscapingLinks) {
   TempDir dir;
   const fs::path repo = dir / "repo";

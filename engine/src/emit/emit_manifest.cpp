@@ -35,4 +35,21 @@ Status writeEmitManifest(const MigrationModel& model, const std::filesystem::pat
   return Ok{};
 }
 
+std::vector<std::string> previousKitFiles(const std::filesystem::path& file) {
+  std::vector<std::string> paths;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return paths;
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("files") || !doc["files"].is_array()) return paths;
+  for (const auto& f : doc["files"]) {
+    if (!f.is_object() || !f.contains("path") || !f["path"].is_string()) continue;
+    const std::string path = f["path"].get<std::string>();
+    const std::filesystem::path p(path);
+    bool inside = !path.empty() && p.is_relative();
+    for (const auto& part : p) inside = inside && part != "..";
+    if (inside) paths.push_back(path);
+  }
+  return paths;
+}
+
 }  // namespace migrate::emit

@@ -3,6 +3,8 @@
 /// (read by the report stage and by `migrate-pipeline verify`). See docs/emit.md.
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/result.hpp"
@@ -12,5 +14,10 @@ namespace migrate::emit {
 inline constexpr int kEmitSchemaVersion = 1;
 
 Status writeEmitManifest(const MigrationModel& model, const std::filesystem::path& file);
+
+/// The files an earlier run's emit.json lists (relative paths, each inside the output
+/// directory), so that a new run removes them before writing its own kit; empty when there is
+/// no readable emit.json.
+std::vector<std::string> previousKitFiles(const std::filesystem::path& file);
 
 }  // namespace migrate::emit

@@ -227,6 +227,15 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vect
   const std::string project = projectNameOf(model.source);
   const emit::TemplateStore templates(spec.templates);
 
+  // 0. What an earlier run wrote into this directory goes first: no stale kit file survives.
+  for (const std::string& path : emit::previousKitFiles(out / "emit.json")) {
+    std::error_code ec;
+    fs::remove_all(out / path, ec);
+    for (fs::path dir = (out / path).parent_path(); dir != out && fs::is_empty(dir, ec);
+         dir = dir.parent_path())
+      fs::remove(dir, ec);
+  }
+
   // 1. The plugins' contributions (files of their own, npu_ops sections, manual work).
   emit::PluginContributions contributions;
   runPluginHooks(workspace, templates, plugins, out, project, model, contributions);
