@@ -91,7 +91,8 @@ TEST_F(EmitKit, ThePatchAppliesToTheOriginalTreeAndGivesTheAdaptedOne) {
 
 TEST_F(EmitKit, GeneratedPythonPassesPyflakesAndScriptsPassShellcheck) {
   std::string python = "npu_compat.py npu_ops.py";
-  for (const auto& f : manifest()["adapted"]) {
+  const json m = manifest();  // held: a range-for over a temporary's member would dangle
+  for (const auto& f : m["adapted"]) {
     const std::string path = f["path"].get<std::string>();
     if (fs::path(path).extension() == ".py") python += " " + quote("adapted/" + path);
   }
