@@ -4,6 +4,6 @@
 # Extra arguments go to `migrate-pipeline run`, e.g. --source PATH|GIT_URL --output DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --with-tests   # the verification runs Python with torch and shellcheck
 scripts/build.sh default
 exec build/bin/migrate-pipeline run pipelines/full.yaml "$@"

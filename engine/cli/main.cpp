@@ -152,6 +152,14 @@ int main(int argc, char** argv) {
   run_flags.add(run);
   run->add_flag("-q,--quiet", quiet, "Only warnings and errors");
 
+  std::string verify_dir;
+  std::vector<std::string> verify_sets;
+  bool verify_quiet = false;
+  auto* verify = app.add_subcommand("verify", "Run the verification again on a run's output directory");
+  verify->add_option("output_dir", verify_dir, "Output directory of `migrate-pipeline run`")->required();
+  verify->add_option("--set", verify_sets, "Override a key of the run's pipeline, e.g. verify.target=lab");
+  verify->add_flag("-q,--quiet", verify_quiet, "Only warnings and errors");
+
   std::string plugin_dir;
   auto* plugins = app.add_subcommand("plugins", "List the plugins found, without analysing");
   plugins->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
@@ -173,6 +181,21 @@ int main(int argc, char** argv) {
 
   if (*plugins) return listPlugins(plugin_dir);
   if (*dump) return configDump(dump_file, dump_flags);
+  if (*verify) {
+    std::vector<Override> overrides;
+    for (const auto& text : verify_sets) {
+      auto o = parseOverride(text);
+      if (!o) {
+        std::cerr << "error: " << o.error().message << "\n";
+        return kExitUsage;
+      }
+      overrides.push_back(o.value());
+    }
+    RunOptions options;
+    options.terminal = isatty(STDERR_FILENO) != 0;
+    options.quiet = verify_quiet;
+    return verifyOutputDirectory(verify_dir, overrides, options);
+  }
   auto spec = loadWithOverrides(pipeline, run_flags);
   if (!spec) {
     std::cerr << "error: " << spec.error().message << "\n";

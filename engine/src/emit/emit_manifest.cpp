@@ -10,6 +10,8 @@ Status writeEmitManifest(const MigrationModel& model, const std::filesystem::pat
   nlohmann::ordered_json doc;
   doc["schema_version"] = kEmitSchemaVersion;
   doc["tool"] = {{"name", "migrate-pipeline"}, {"version", model.tool_version}};
+  doc["project"] = e.project;
+  doc["original_root"] = e.original_root;
   doc["layout"] = e.layout;
   doc["adapted_dir"] = e.adapted_dir;
   doc["summary"] = {{"edits_applied", e.edits_applied},
@@ -18,6 +20,7 @@ Status writeEmitManifest(const MigrationModel& model, const std::filesystem::pat
                     {"files_adapted", e.adapted.size()},
                     {"manual_work", e.manual_work.size()}};
   doc["npu_ops_sections"] = e.npu_ops_sections;
+  doc["modules"] = e.modules;
   doc["files"] = nlohmann::ordered_json::array();
   for (const EmittedFile& f : e.files) doc["files"].push_back({{"path", f.path}, {"kind", f.kind}});
   doc["adapted"] = nlohmann::ordered_json::array();

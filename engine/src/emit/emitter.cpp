@@ -13,6 +13,7 @@
 #include "emit/support_modules.hpp"
 #include "emit/template_store.hpp"
 #include "parse/python_module.hpp"
+#include "verify/verify_config.hpp"
 
 namespace migrate {
 namespace fs = std::filesystem;
@@ -207,6 +208,51 @@ void mergeManualWork(std::vector<sdk::ManualWork>& work, const std::vector<sdk::
   });
 }
 
+/// The adapted modules verification may import: inside a directory, or guarded by `__main__`
+/// (a top-level script without the guard would run when imported); never setup.py / conftest.py.
+std::vector<std::string> importableModules(const MigrationModel& model) {
+  std::map<std::string, bool> main_block;
+  for (const ModuleSummary& m : model.modules) main_block[m.path] = m.main_block;
+  std::vector<std::string> modules;
+  for (const AdaptedFile& f : model.emit.adapted) {
+    const fs::path p(f.path);
+    const std::string name = p.filename().string();
+    if (p.extension() != ".py" || name == "setup.py" || name == "conftest.py" ||
+        name == emit::kCompatModule || name == emit::kOpsModule)
+      continue;
+    std::string original = f.path;  // a _npu sibling stands for its original's summary
+    if (const std::size_t at = original.rfind("_npu.py"); f.status == "added" && at != std::string::npos)
+      original = original.substr(0, at) + ".py";
+    if (f.path.find('/') != std::string::npos || main_block[original])
+      modules.push_back(parse::dottedModuleName(f.path));
+  }
+  std::sort(modules.begin(), modules.end());
+  return modules;
+}
+
+/// verify_npu.sh, verify_precision.py and verify_config.json in the kit.
+Status writeVerificationKit(const emit::TemplateStore& templates, const std::string& project,
+                            const VerifySpec& verify, MigrationModel& model, const fs::path& out) {
+  EmitResult& result = model.emit;
+  for (const char* name : {"verify_npu.sh", "verify_precision.py"}) {
+    auto text = templates.render(name, sdk::TemplateData{}, project);
+    if (!text) return text.error();
+    if (auto st = writeText(out / name, *text); !st) return st;
+    result.files.push_back({name, "verification"});
+  }
+  std::error_code ec;
+  fs::permissions(out / "verify_npu.sh",
+                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add, ec);
+  const bool has_ops = std::find(result.files.begin(), result.files.end(),
+                                 EmittedFile{emit::kOpsModule, "support-module"}) != result.files.end();
+  const std::string config =
+      verify::verifyConfigJson(verify, {project, result.modules, has_ops, out / result.adapted_dir});
+  if (auto st = writeText(out / "verify_config.json", config); !st) return st;
+  result.files.push_back({"verify_config.json", "verification"});
+  return Ok{};
+}
+
 }  // namespace
 
 std::string projectNameOf(const SourceInfo& source) {
@@ -217,8 +263,8 @@ std::string projectNameOf(const SourceInfo& source) {
   return name.empty() ? "project" : name;
 }
 
-Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vector<ActivePlugin>& plugins,
-               MigrationModel& model, const fs::path& out,
+Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpec& verify,
+               const std::vector<ActivePlugin>& plugins, MigrationModel& model, const fs::path& out,
                const std::function<void(const std::string&)>& progress) {
   EmitResult& result = model.emit;
   result = EmitResult{};
@@ -257,6 +303,10 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vect
       !st)
     return st;
   result.files.push_back({result.adapted_dir + "/", "adapted-tree"});
+  result.project = project;
+  result.original_root = model.source.root.string();
+  result.modules = importableModules(model);
+  if (auto st = writeVerificationKit(templates, project, verify, model, out); !st) return st;
 
   if (auto st = writeText(out / "npu_migration.patch", patch.text()); !st) return st;
   result.files.push_back({"npu_migration.patch", "patch"});

@@ -1,7 +1,8 @@
 #pragma once
 /// The emit stage: the adaptation kit in the output directory — the adapted copy of the
 /// repository (adapted/) and its patch (npu_migration.patch), npu_compat.py and npu_ops.py,
-/// what the plugins' emit hooks write (build script, requirements-npu.txt, ...), and emit.json.
+/// what the plugins' emit hooks write (build script, requirements-npu.txt, ...), the verification
+/// kit (verify_npu.sh, verify_precision.py, verify_config.json), and emit.json.
 
 #include <filesystem>
 #include <functional>
@@ -18,7 +19,8 @@ namespace migrate {
 /// Fills `model.emit` and writes the kit under `out`. Plugin failures become diagnostics naming
 /// the plugin; an error (a file that cannot be written) stops the stage and is returned, with
 /// what was written so far left in place.
-Status emitKit(const Workspace& workspace, const EmitSpec& spec, const std::vector<ActivePlugin>& plugins,
+Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpec& verify,
+               const std::vector<ActivePlugin>& plugins,
                MigrationModel& model, const std::filesystem::path& out,
                const std::function<void(const std::string&)>& progress);
 

@@ -7,6 +7,7 @@
 
 #include "migrate/engine/pipeline.hpp"
 #include "pipeline/plan_spec.hpp"
+#include "pipeline/verify_spec.hpp"
 #include "yaml/yaml_reader.hpp"
 
 namespace migrate {
@@ -14,9 +15,9 @@ namespace {
 
 using yaml::Reader;
 
-const std::vector<std::string> kTopKeys{"version",  "name",    "source",  "output", "jobs",
-                                        "stages",   "include", "exclude", "limits", "plugin_dir",
-                                        "work_dir", "plugins", "plan",    "emit"};
+const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
+                                        "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins",
+                                        "plan",    "emit",    "verify", "targets"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -163,6 +164,7 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
     }
     if (emit["layout"]) spec.emit.layout = r.choice(emit["layout"], {"copy", "siblings"}, "emit.layout");
   }
+  readVerifySpec(r, doc["verify"], doc["targets"], spec);
   if (spec.plugins.empty())
     r.fail(doc,
            "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
@@ -245,6 +247,7 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   out << YAML::Key << "templates" << YAML::Value << spec.emit.templates;
   out << YAML::Key << "layout" << YAML::Value << spec.emit.layout;
   out << YAML::EndMap;
+  emitVerifySpec(out, spec);
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,6 +21,7 @@
 #include "plan/planner.hpp"
 #include "rules/rule_set.hpp"
 #include "run/progress.hpp"
+#include "verify/verifier.hpp"
 
 namespace migrate {
 namespace fs = std::filesystem;
@@ -27,7 +30,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const std::map<std::string, std::string> kStageAvailability{
-    {"verify", "the verify stage is not available in this build yet"},
     {"report", "the report stage is not available in this build yet"},
 };
 
@@ -116,6 +118,14 @@ std::string emitSummary(const MigrationModel& model) {
   return line;
 }
 
+/// One line: where the verification ran and how it ended.
+std::string verifySummary(const VerifyResult& v) {
+  std::string line = v.status + " on " + v.host + " (target " + v.target + "): " + v.detail;
+  for (const CheckResult& c : v.checks)
+    if (c.status == "failed" || c.status == "error") line += "; " + c.stage + "/" + c.check + " " + c.status;
+  return line;
+}
+
 /// Peak resident memory of the process so far, in MB.
 double peakRssMb() {
   rusage usage{};
@@ -152,6 +162,11 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
   model.pipeline_file = spec.file.string();
   model.started_at = utcNow();
   log->info("pipeline {} ({}), output {}", spec.name, spec.file.string(), out.string());
+  {  // The effective pipeline, for `migrate-pipeline verify OUTPUT_DIR` and for the record.
+    std::ofstream dump(out / "pipeline.yaml", std::ios::binary | std::ios::trunc);
+    dump << "# The effective pipeline of this run (" << spec.file.string() << " with overrides).\n"
+         << dumpPipeline(spec);
+  }
 
   // Plugins.
   const fs::path plugin_dir = spec.plugin_dir.empty() ? defaultPluginDir() : fs::path(spec.plugin_dir);
@@ -281,7 +296,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
         continue;
       }
       const auto t0 = Clock::now();
-      const Status st = emitKit(*workspace, spec.emit, active, model, out,
+      const Status st = emitKit(*workspace, spec.emit, spec.verify, active, model, out,
                                 [&](const std::string& m) { log->info("{}", m); });
       const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       if (!st) {
@@ -295,12 +310,72 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       persist(model, out, *log);
       continue;
     }
+    if (stage == "verify") {
+      VerifyInputs inputs;
+      if (model.emit.computed) {
+        inputs = verifyInputsFrom(model, out);
+      } else if (auto from_disk = verifyInputsFrom(out)) {
+        inputs = std::move(from_disk.value());
+        inputs.tool_version = model.tool_version;
+      } else {
+        log->error("stage verify: {}", from_disk.error().message);
+        model.stages.push_back({stage, "failed", from_disk.error().message, 0});
+        stage_failed = true;
+        continue;
+      }
+      model.verify = runVerification(spec, inputs, [&](const std::string& m) { log->info("{}", m); });
+      const std::string line = verifySummary(model.verify);
+      if (model.verify.status == "completed") {
+        log->info("verify: {}", line);
+        model.stages.push_back({stage, "completed", line, model.verify.seconds});
+      } else {
+        log->error("stage verify: {}", line);
+        model.stages.push_back({stage, "failed", line, model.verify.seconds});
+        stage_failed = true;
+      }
+      persist(model, out, *log);
+      continue;
+    }
     const std::string why = kStageAvailability.at(stage);
     log->warn("stage {}: not available ({})", stage, why);
     model.stages.push_back({stage, "not_available", why, 0});
   }
   if (!persist(model, out, *log) || stage_failed) return kExitStageFailed;
   log->info("wrote {}", (out / "findings.json").string());
+  return kExitOk;
+}
+
+int verifyOutputDirectory(const fs::path& out_dir, const std::vector<Override>& overrides,
+                          const RunOptions& options) {
+  const fs::path out = fs::absolute(out_dir);
+  if (!fs::exists(out / "pipeline.yaml")) {
+    std::cerr << "error: " << out.string()
+              << " has no pipeline.yaml: give the output directory of a `migrate-pipeline run`\n";
+    return kExitUsage;
+  }
+  auto spec = loadPipeline(out / "pipeline.yaml", overrides);
+  if (!spec) {
+    std::cerr << "error: " << spec.error().message << "\n";
+    return kExitUsage;
+  }
+  auto inputs = verifyInputsFrom(out);
+  if (!inputs) {
+    std::cerr << "error: " << inputs.error().message << "\n";
+    return kExitStageFailed;
+  }
+  std::error_code ec;
+  fs::create_directories(out / "verify", ec);
+  auto log = makeLogger(out / "verify" / "verify-run.log", options);
+  inputs->tool_version = sdk::kSdkVersion;
+  const VerifyResult result =
+      runVerification(*spec, *inputs, [&](const std::string& m) { log->info("{}", m); });
+  const std::string line = verifySummary(result);
+  if (result.status != "completed") {
+    log->error("verify: {}", line);
+    return kExitStageFailed;
+  }
+  log->info("verify: {}", line);
+  log->info("wrote {}", (out / "verify.json").string());
   return kExitOk;
 }
 

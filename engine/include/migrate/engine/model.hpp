@@ -39,7 +39,8 @@ struct InventoryStats {
 /// A file the emit stage wrote into the output directory (the adapted tree counts as one entry).
 struct EmittedFile {
   std::string path;  ///< relative to the output directory
-  std::string kind;  ///< "support-module" | "patch" | "adapted-tree" | "plugin:<name>"
+  std::string kind;  ///< "support-module" | "patch" | "adapted-tree" | "verification" | "plugin:<name>"
+  bool operator==(const EmittedFile&) const = default;
 };
 
 /// A repository file the adaptation changed or added.
@@ -53,8 +54,10 @@ struct AdaptedFile {
 /// What the emit stage produced (emit.json).
 struct EmitResult {
   bool computed = false;
-  std::string layout;       ///< "copy" | "siblings"
-  std::string adapted_dir;  ///< relative to the output directory
+  std::string project;        ///< the name file headers carry
+  std::string original_root;  ///< the analysed tree (the verification's reference copy)
+  std::string layout;         ///< "copy" | "siblings"
+  std::string adapted_dir;    ///< relative to the output directory
   std::vector<EmittedFile> files;
   std::vector<AdaptedFile> adapted;
   std::vector<sdk::ManualWork> manual_work;  ///< sorted: file, line, rule id
@@ -62,6 +65,37 @@ struct EmitResult {
   std::size_t edits_applied = 0;
   std::size_t findings_fixed = 0;
   std::size_t conflicts = 0;  ///< findings whose edits overlapped others (manual work instead)
+  /// Adapted modules the verification imports (dotted names): modules inside a directory or
+  /// with a `__main__` guard, so that importing runs no script; never setup.py.
+  std::vector<std::string> modules;
+};
+
+/// One check of the verification (a line of verify_results.jsonl, with hints added).
+struct CheckResult {
+  std::string stage;
+  std::string check;
+  std::string status;  ///< passed | failed | skipped | error
+  std::string detail;
+  double duration = 0.0;
+  std::string output;              ///< the tail of the check's output
+  std::vector<std::string> hints;  ///< known CANN / torch_npu errors found in the output, explained
+};
+
+/// What the verify stage found (verify.json).
+struct VerifyResult {
+  bool computed = false;
+  std::string target;  ///< the target's name
+  std::string host;    ///< "local" or "user@host:port"
+  /// completed | unreachable | auth-failed | interpreter-missing | timeout | error
+  std::string status;
+  std::string detail;
+  std::vector<CheckResult> checks;
+  double seconds = 0.0;
+  std::size_t count(const std::string& check_status) const {
+    std::size_t n = 0;
+    for (const auto& c : checks) n += c.status == check_status ? 1 : 0;
+    return n;
+  }
 };
 
 struct MigrationModel {
@@ -78,6 +112,7 @@ struct MigrationModel {
   std::vector<ModuleSummary> modules;  ///< one per parsed Python file, sorted by path
   PlanResult plan;
   EmitResult emit;
+  VerifyResult verify;
 };
 
 /// Sorts findings (file, line, column, rule id, end), modules (path) and diagnostics (file, line, code).

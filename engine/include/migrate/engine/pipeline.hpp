@@ -63,6 +63,43 @@ struct EmitSpec {
   std::string layout = "copy";
 };
 
+/// A host verification runs on (`targets.<name>`; `local` always exists).
+struct TargetSpec {
+  std::string name;
+  std::string kind = "local";      ///< "local" | "ssh"
+  std::string host;                ///< ssh
+  int port = 22;                   ///< ssh
+  std::string user;                ///< ssh; empty = the ssh client's default
+  std::string identity_file;       ///< ssh; `~/` expanded; empty = the client's default keys
+  std::string known_hosts_file;    ///< ssh; empty = the client's default; host keys are accepted on first use
+  std::string python = "python3";  ///< interpreter on the target
+  /// Where the target's working copy goes (its subdirectory migrate-verify-<project> is
+  /// replaced by each run). Empty: <output>/verify/work for local, /tmp/migrate-verify for ssh.
+  std::string workdir;
+  std::string location;  ///< where it was written, for messages
+};
+
+/// One precision comparison: `command` run in the original and in the adapted tree.
+struct PrecisionCheckSpec {
+  std::string name;
+  std::string command;               ///< shell text; {python} and {out} are substituted
+  std::vector<std::string> outputs;  ///< files under {out} to compare
+  double rtol = 1e-5;
+  double atol = 1e-8;
+};
+
+/// The verify stage's settings (`verify:`).
+struct VerifySpec {
+  std::string target = "local";      ///< a key of `targets`
+  int timeout_seconds = 3600;        ///< the whole verification
+  int stage_timeout_seconds = 1200;  ///< each of its stages
+  /// The repository's test command ({python} substituted), "auto" (a tests/ or test/ directory
+  /// of the adapted tree: pytest when importable, else unittest) or "none".
+  std::string tests = "auto";
+  std::vector<PrecisionCheckSpec> precision;
+  bool benchmark = false;
+};
+
 struct PipelineSpec {
   std::filesystem::path file;
   std::string name;
@@ -78,6 +115,8 @@ struct PipelineSpec {
   std::vector<PluginSelection> plugins;
   PlanSpec plan;
   EmitSpec emit;
+  VerifySpec verify;
+  std::map<std::string, TargetSpec> targets;  ///< always has "local"
 };
 
 /// One `--set dotted.key=value` (value parsed as YAML: `jobs=4`, `stages=[analyze]`).

@@ -2,6 +2,9 @@
 /// Running a pipeline: acquire, analyze and the later stages, writing each stage's output to the
 /// output directory as it finishes.
 
+#include <filesystem>
+#include <vector>
+
 #include "migrate/engine/pipeline.hpp"
 
 namespace migrate {
@@ -22,5 +25,11 @@ struct RunOptions {
 
 /// Runs `spec` and returns the process exit code. Never throws.
 int runPipeline(const PipelineSpec& spec, const RunOptions& options);
+
+/// `migrate-pipeline verify OUTPUT_DIR`: runs the verify stage again on a run's output directory
+/// (its pipeline.yaml with `overrides` applied, its emit.json and kit), without analysing.
+/// Exit code 0 when the verification ran (whatever its checks found), 5 when it could not.
+int verifyOutputDirectory(const std::filesystem::path& out, const std::vector<Override>& overrides,
+                          const RunOptions& options);
 
 }  // namespace migrate

@@ -1,0 +1,130 @@
+#include "pipeline/verify_spec.hpp"
+
+namespace migrate {
+namespace {
+
+TargetSpec readTarget(const yaml::Reader& r, const std::string& name, const YAML::Node& n) {
+  TargetSpec t;
+  t.name = name;
+  t.location = r.where(n);
+  t.kind = name == "local" ? "local" : "ssh";
+  if (!n || n.IsNull()) return t;
+  r.requireMap(n, "targets." + name);
+  r.checkKeys(n, {"kind", "host", "port", "user", "identity_file", "known_hosts_file", "python", "workdir"},
+              "targets." + name);
+  if (n["kind"]) t.kind = r.choice(n["kind"], {"local", "ssh"}, "targets." + name + ".kind");
+  if (name == "local" && t.kind != "local") r.fail(n["kind"], "the target named local is the local host");
+  if (n["host"]) t.host = r.string(n["host"], "targets." + name + ".host");
+  if (n["port"]) {
+    const long long port = r.integer(n["port"], "targets." + name + ".port");
+    if (port < 1 || port > 65535) r.fail(n["port"], "a port is between 1 and 65535");
+    t.port = static_cast<int>(port);
+  }
+  if (n["user"]) t.user = r.string(n["user"], "targets." + name + ".user");
+  if (n["identity_file"])
+    t.identity_file = r.string(n["identity_file"], "targets." + name + ".identity_file");
+  if (n["known_hosts_file"])
+    t.known_hosts_file = r.string(n["known_hosts_file"], "targets." + name + ".known_hosts_file");
+  if (n["python"]) t.python = r.string(n["python"], "targets." + name + ".python");
+  if (t.python.empty()) r.fail(n["python"], "targets." + name + ".python must name an interpreter");
+  if (n["workdir"]) t.workdir = r.string(n["workdir"], "targets." + name + ".workdir");
+  if (t.kind == "ssh" && t.host.empty())
+    r.fail(n, "targets." + name + " is an ssh target and needs a host (and usually user and identity_file)");
+  if (t.kind == "local" && (n["host"] || n["user"] || n["identity_file"] || n["port"]))
+    r.fail(n,
+           "targets." + name + " is a local target: host, port, user and identity_file apply to kind: ssh");
+  return t;
+}
+
+PrecisionCheckSpec readPrecision(const yaml::Reader& r, const YAML::Node& n) {
+  r.requireMap(n, "a verify.precision entry");
+  r.checkKeys(n, {"name", "command", "outputs", "rtol", "atol"}, "a verify.precision entry");
+  r.requireKeys(n, {"name", "command", "outputs"}, "a verify.precision entry");
+  PrecisionCheckSpec p;
+  p.name = r.string(n["name"], "verify.precision.name");
+  p.command = r.string(n["command"], "verify.precision.command");
+  p.outputs = r.stringList(n["outputs"], "verify.precision.outputs");
+  if (p.outputs.empty()) r.fail(n["outputs"], "list at least one output file to compare");
+  for (const auto& o : p.outputs)
+    if (o.empty() || o.front() == '/' || o.find("..") != std::string::npos)
+      r.fail(n["outputs"], "outputs are paths relative to the command's {out} directory");
+  if (n["rtol"]) p.rtol = r.number(n["rtol"], "verify.precision.rtol");
+  if (n["atol"]) p.atol = r.number(n["atol"], "verify.precision.atol");
+  if (p.rtol < 0 || p.atol < 0) r.fail(n, "rtol and atol are not negative");
+  if (p.name.empty() || p.name.find_first_of("/\\ ") != std::string::npos)
+    r.fail(n["name"], "a precision check's name is one word without slashes (it names a directory)");
+  return p;
+}
+
+}  // namespace
+
+void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML::Node& targets,
+                    PipelineSpec& spec) {
+  spec.targets["local"] = TargetSpec{};
+  spec.targets["local"].name = "local";
+  if (targets) {
+    r.requireMap(targets, "targets");
+    for (auto it = targets.begin(); it != targets.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      spec.targets[name] = readTarget(r, name, it->second);
+    }
+  }
+  VerifySpec& v = spec.verify;
+  if (verify) {
+    r.requireMap(verify, "verify");
+    r.checkKeys(verify, {"target", "timeout", "stage_timeout", "tests", "precision", "benchmark"}, "verify");
+    if (verify["target"]) {
+      std::vector<std::string> names;
+      for (const auto& [name, t] : spec.targets) names.push_back(name);
+      v.target = r.choice(verify["target"], names, "verify.target (a key of targets)");
+    }
+    auto seconds = [&](const char* key) {
+      const long long s = r.integer(verify[key], std::string("verify.") + key);
+      if (s < 1 || s > 7 * 24 * 3600)
+        r.fail(verify[key], std::string("verify.") + key + " is seconds, at least 1");
+      return static_cast<int>(s);
+    };
+    if (verify["timeout"]) v.timeout_seconds = seconds("timeout");
+    if (verify["stage_timeout"]) v.stage_timeout_seconds = seconds("stage_timeout");
+    if (verify["tests"]) v.tests = r.string(verify["tests"], "verify.tests");
+    if (verify["benchmark"]) v.benchmark = r.boolean(verify["benchmark"], "verify.benchmark");
+    if (const YAML::Node p = verify["precision"]) {
+      if (!p.IsSequence()) r.fail(p, "verify.precision is a list of {name, command, outputs}");
+      for (const auto& entry : p) v.precision.push_back(readPrecision(r, entry));
+    }
+  }
+}
+
+void emitVerifySpec(YAML::Emitter& out, const PipelineSpec& spec) {
+  const VerifySpec& v = spec.verify;
+  out << YAML::Key << "verify" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "target" << YAML::Value << v.target;
+  out << YAML::Key << "timeout" << YAML::Value << v.timeout_seconds;
+  out << YAML::Key << "stage_timeout" << YAML::Value << v.stage_timeout_seconds;
+  out << YAML::Key << "tests" << YAML::Value << v.tests;
+  out << YAML::Key << "benchmark" << YAML::Value << v.benchmark;
+  out << YAML::Key << "precision" << YAML::Value << YAML::BeginSeq;
+  for (const auto& p : v.precision) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name << YAML::Key << "command"
+        << YAML::Value << p.command << YAML::Key << "outputs" << YAML::Value << YAML::Flow << p.outputs
+        << YAML::Key << "rtol" << YAML::Value << p.rtol << YAML::Key << "atol" << YAML::Value << p.atol
+        << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::Key << "targets" << YAML::Value << YAML::BeginMap;
+  for (const auto& [name, t] : spec.targets) {
+    out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "kind" << YAML::Value << t.kind;
+    if (t.kind == "ssh") {
+      out << YAML::Key << "host" << YAML::Value << t.host << YAML::Key << "port" << YAML::Value << t.port;
+      out << YAML::Key << "user" << YAML::Value << t.user << YAML::Key << "identity_file" << YAML::Value
+          << t.identity_file << YAML::Key << "known_hosts_file" << YAML::Value << t.known_hosts_file;
+    }
+    out << YAML::Key << "python" << YAML::Value << t.python << YAML::Key << "workdir" << YAML::Value
+        << t.workdir;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace migrate

@@ -1,0 +1,28 @@
+#pragma once
+/// The verification's results: verify_results.jsonl read into CheckResults, known CANN and
+/// torch_npu errors in failing checks explained (engine/data/ascend_errors.yaml), verify.json.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "migrate/engine/model.hpp"
+#include "migrate/engine/result.hpp"
+
+namespace migrate::verify {
+
+/// The checks of a JSON-lines file; a line that is not a record becomes an `error` check
+/// saying so (the rest are kept).
+std::vector<CheckResult> readCheckResults(const std::filesystem::path& jsonl);
+
+/// Hints for the known errors found in `text`, one sentence each ("507035
+/// (ACL_ERROR_RT_VECTOR_CORE_EXCEPTION): ...").
+std::vector<std::string> errorHints(const std::string& text);
+
+/// Adds hints to every failed or errored check.
+void addHints(std::vector<CheckResult>& checks);
+
+Status writeVerifyJson(const VerifyResult& result, const std::string& tool_version,
+                       const std::filesystem::path& file);
+
+}  // namespace migrate::verify

@@ -1,0 +1,203 @@
+#include "verify/verifier.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "migrate/engine/workspace.hpp"
+#include "verify/check_results.hpp"
+#include "verify/target_host.hpp"
+#include "verify/verify_config.hpp"
+
+namespace migrate {
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const std::vector<std::string> kStages{"environment", "imports", "function", "precision", "benchmark"};
+
+/// The target's working directory, built locally: adapted/, original/, kit/, results/.
+Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::path& layout) {
+  std::error_code ec;
+  fs::remove_all(layout, ec);
+  fs::create_directories(layout / "kit", ec);
+  fs::create_directories(layout / "results", ec);
+  if (ec) return makeError("cannot create " + layout.string() + ": " + ec.message());
+  for (const char* kit : {"verify_npu.sh", "verify_precision.py"}) {
+    fs::copy_file(in.out / kit, layout / "kit" / kit, ec);
+    if (ec)
+      return makeError(in.out.string() + " has no " + kit + " (" + ec.message() +
+                       "); run the emit stage first (stages: [analyze, plan, emit, verify])");
+  }
+  if (!fs::is_directory(in.out / "adapted"))
+    return makeError(in.out.string() + " has no adapted/; run the emit stage first");
+  fs::copy(in.out / "adapted", layout / "adapted",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+  if (ec) return makeError("cannot copy the adapted tree: " + ec.message());
+  std::vector<sdk::Diagnostic> ignored;
+  for (const TreeEntry& e : listRepositoryTree(in.original_root, ignored)) {
+    const fs::path target = layout / "original" / e.path;
+    fs::create_directories(target.parent_path(), ec);
+    if (e.link_target.empty())
+      fs::copy_file(in.original_root / e.path, target, ec);
+    else
+      fs::create_symlink(e.link_target, target, ec);
+    if (ec) return makeError("cannot copy " + e.path + " of the original tree: " + ec.message());
+  }
+  std::ofstream config(layout / "kit" / "verify_config.json", std::ios::binary | std::ios::trunc);
+  config << verify::verifyConfigJson(spec, {in.project, in.modules, in.has_npu_ops, in.out / "adapted"});
+  if (!config) return makeError("cannot write the verification config in " + layout.string());
+  return Ok{};
+}
+
+std::string tail(const std::string& text, std::size_t lines = 40) {
+  std::size_t at = text.size();
+  for (std::size_t n = 0; at > 0 && n <= lines; --at)
+    if (text[at - 1] == '\n') ++n;
+  return text.substr(at);
+}
+
+}  // namespace
+
+Result<VerifyInputs> verifyInputsFrom(const fs::path& out) {
+  std::ifstream in(out / "emit.json", std::ios::binary);
+  if (!in)
+    return makeError(out.string() +
+                     " has no emit.json: it is not the output directory of a run with the emit stage");
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (!doc.is_object() || !doc.contains("original_root") || !doc["original_root"].is_string())
+    return makeError((out / "emit.json").string() +
+                     " is not an emit.json this version reads; run the pipeline again");
+  VerifyInputs v;
+  v.out = out;
+  v.original_root = doc["original_root"].get<std::string>();
+  v.project = doc.value("project", "project");
+  if (doc.contains("modules") && doc["modules"].is_array())
+    for (const auto& m : doc["modules"])
+      if (m.is_string()) v.modules.push_back(m.get<std::string>());
+  v.has_npu_ops = fs::exists(out / "adapted" / "npu_ops.py");
+  if (!fs::is_directory(v.original_root))
+    return makeError("the original tree " + v.original_root.string() +
+                     " (from emit.json) is gone; run the pipeline again");
+  return v;
+}
+
+VerifyInputs verifyInputsFrom(const MigrationModel& model, const fs::path& out) {
+  VerifyInputs v;
+  v.out = out;
+  v.original_root = model.source.root;
+  v.project = model.emit.project;
+  v.modules = model.emit.modules;
+  v.has_npu_ops = fs::exists(out / "adapted" / "npu_ops.py");
+  v.tool_version = model.tool_version;
+  return v;
+}
+
+VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
+                             const std::function<void(const std::string&)>& progress) {
+  VerifyResult result;
+  result.computed = true;
+  const auto t0 = Clock::now();
+  const VerifySpec& vs = spec.verify;
+  const TargetSpec& target_spec = spec.targets.at(vs.target);
+  result.target = vs.target;
+  const fs::path verify_dir = in.out / "verify";
+  std::error_code ec;
+  fs::create_directories(verify_dir, ec);
+  const fs::path log = verify_dir / "verify.log";
+  fs::remove(log, ec);
+  const std::string dir_name = "migrate-verify-" + in.project;
+  const fs::path layout = target_spec.kind == "local" && !target_spec.workdir.empty()
+                              ? fs::path(target_spec.workdir) / dir_name
+                              : verify_dir / dir_name;
+  auto finish = [&](std::string status, std::string detail) {
+    result.status = std::move(status);
+    result.detail = std::move(detail);
+    result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    verify::addHints(result.checks);
+    (void)verify::writeVerifyJson(result, in.tool_version, in.out / "verify.json");
+    return result;
+  };
+
+  auto target = verify::makeTarget(target_spec, layout, in.project, log);
+  result.host = target->describe();
+  if (auto st = buildLayout(vs, in, layout); !st) return finish("error", st.error().message);
+
+  const auto deadline = t0 + std::chrono::seconds(vs.timeout_seconds);
+  auto budget = [&](int cap) {
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now());
+    return std::max(std::chrono::seconds(1), std::min(std::chrono::seconds(cap), left));
+  };
+  progress("verify: target " + result.host + " (" + vs.target + "), working directory " + target->workdir());
+  const verify::Reach reach = target->probe(budget(60));
+  if (reach.status != "ok") return finish(reach.status, reach.detail);
+  progress("verify: " + reach.detail + " on the target");
+  const verify::ProcessResult up = target->upload(layout, budget(vs.stage_timeout_seconds));
+  if (up.timed_out) return finish("timeout", "copying the working directory to the target timed out");
+  if (up.exit_code != 0)
+    return finish("error", "cannot copy the working directory to the target: " + tail(up.output, 5));
+
+  std::vector<CheckResult> engine_checks;
+  bool timed_out = false;
+  for (const std::string& stage : kStages) {
+    if (Clock::now() >= deadline) {
+      engine_checks.push_back(
+          {stage,
+           "stage",
+           "error",
+           "not run: verify.timeout (" + std::to_string(vs.timeout_seconds) + " s) was used up",
+           0.0,
+           "",
+           {}});
+      timed_out = true;
+      continue;
+    }
+    const auto limit = budget(vs.stage_timeout_seconds);
+    const std::string command = "bash kit/verify_npu.sh --stage " + stage + " --python " +
+                                verify::shellQuote(target_spec.python) + " --root " +
+                                verify::shellQuote(target->workdir());
+    const verify::ProcessResult r = target->run(command, limit);
+    if (r.timed_out) {
+      timed_out = true;
+      engine_checks.push_back({stage,
+                               "stage",
+                               "error",
+                               "timed out after " + std::to_string(limit.count()) +
+                                   " s (verify.stage_timeout); its processes were killed",
+                               r.seconds,
+                               tail(r.output),
+                               {}});
+    } else if (r.exit_code > 2 || r.exit_code < 0) {
+      engine_checks.push_back({stage,
+                               "stage",
+                               "error",
+                               "verify_npu.sh exited with " + std::to_string(r.exit_code),
+                               r.seconds,
+                               tail(r.output),
+                               {}});
+    }
+    progress("verify: " + stage + (r.timed_out ? " timed out" : " done") + " (" +
+             std::to_string(static_cast<int>(r.seconds)) + " s)");
+  }
+  const verify::ProcessResult down = target->download(layout, budget(vs.stage_timeout_seconds));
+  if (down.exit_code != 0)
+    engine_checks.push_back({"results",
+                             "download",
+                             "error",
+                             "cannot copy the results back: " + tail(down.output, 5),
+                             down.seconds,
+                             "",
+                             {}});
+  result.checks = verify::readCheckResults(layout / "results" / "verify_results.jsonl");
+  result.checks.insert(result.checks.end(), engine_checks.begin(), engine_checks.end());
+  fs::copy_file(layout / "results" / "verify_results.jsonl", verify_dir / "verify_results.jsonl",
+                fs::copy_options::overwrite_existing, ec);
+  const std::string summary = std::to_string(result.count("passed")) + " passed, " +
+                              std::to_string(result.count("failed")) + " failed, " +
+                              std::to_string(result.count("skipped")) + " skipped, " +
+                              std::to_string(result.count("error")) + " errors";
+  return finish(timed_out ? "timeout" : "completed", summary);
+}
+
+}  // namespace migrate
