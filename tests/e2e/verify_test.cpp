@@ -1,0 +1,190 @@
+// The verify stage end to end through the CLI, for real: the bundled example verified on this
+// host with /usr/bin/python3 and Debian's torch (NPU checks skipped, function and precision
+// passing on the CPU), the same over ssh against an sshd started on 127.0.0.1 with throwaway
+// keys, `migrate-pipeline verify OUTPUT_DIR`, and the ways a verification cannot finish:
+// unreachable host, refused key, missing interpreter, a stage timing out, a failing check.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/local_sshd.hpp"
+#include "support/test_support.hpp"
+
+namespace migrate {
+namespace {
+
+using json = nlohmann::json;
+using test::quote;
+using test::readFile;
+using test::run;
+using test::TempDir;
+namespace fs = std::filesystem;
+
+const fs::path kExample = test::sourceDir() / "examples" / "gpt_cuda";
+const std::string kPython = "--set targets.local.python=/usr/bin/python3";
+
+test::CommandResult runFull(const fs::path& source, const fs::path& out, const std::string& extra) {
+  return run(quote(test::cli().string()) + " run " +
+             quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
+             quote(source.string()) + " --output " + quote(out.string()) + " " + extra);
+}
+
+test::CommandResult reverify(const fs::path& out, const std::string& extra) {
+  return run(quote(test::cli().string()) + " verify " + quote(out.string()) + " -q " + extra);
+}
+
+json verifyJson(const fs::path& out) {
+  return json::parse(readFile(out / "verify.json"));
+}
+
+std::map<std::string, std::string> statuses(const json& v) {
+  std::map<std::string, std::string> out;
+  for (const auto& c : v["checks"])
+    out[c["stage"].get<std::string>() + "/" + c["check"].get<std::string>()] = c["status"];
+  return out;
+}
+
+/// The example analysed, emitted and verified locally, once for the suite.
+class VerifyExample : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    const auto r = runFull(kExample, out(), kPython);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static fs::path out() { return dir_->path() / "out"; }
+  static TempDir* dir_;
+};
+TempDir* VerifyExample::dir_ = nullptr;
+
+void expectExampleVerified(const json& v) {
+  EXPECT_EQ(v["status"], "completed") << v.dump(1);
+  const auto s = statuses(v);
+  // No NPU here: the NPU checks are skipped with a reason, never passed.
+  for (const char* npu : {"environment/npu-devices", "environment/torch_npu", "function/npu-ops-on-npu"})
+    EXPECT_EQ(s.at(npu), "skipped") << npu;
+  EXPECT_EQ(s.at("environment/torch"), "passed");
+  EXPECT_EQ(s.at("imports/gpt.model"), "passed");
+  EXPECT_EQ(s.at("function/tests"), "passed");
+  EXPECT_EQ(s.at("function/npu-ops:flash_attn_func"), "passed");
+  EXPECT_EQ(s.at("precision/train_infer:losses.json"), "passed");
+  EXPECT_EQ(s.at("precision/train_infer:infer.json"), "passed");
+  EXPECT_EQ(v["summary"]["failed"], 0);
+  EXPECT_EQ(v["summary"]["error"], 0);
+  for (const auto& c : v["checks"])
+    if (c["status"] == "skipped") EXPECT_FALSE(c["detail"].get<std::string>().empty()) << c.dump();
+}
+
+TEST_F(VerifyExample, FunctionAndPrecisionPassOnTheCpuAndNpuChecksAreSkipped) {
+  expectExampleVerified(verifyJson(out()));
+  const json findings = json::parse(readFile(out() / "findings.json"));
+  EXPECT_EQ(findings["run"]["stages"][3]["name"], "verify");
+  EXPECT_EQ(findings["run"]["stages"][3]["status"], "completed");
+  // Every line of the copied results is a record.
+  std::istringstream lines(readFile(out() / "verify" / "verify_results.jsonl"));
+  std::size_t n = 0;
+  for (std::string line; std::getline(lines, line); ++n) EXPECT_TRUE(json::parse(line).is_object());
+  EXPECT_EQ(n, verifyJson(out())["checks"].size());
+}
+
+TEST_F(VerifyExample, VerifyOutputDirRunsItAgainWithoutAnalysing) {
+  fs::remove(out() / "verify.json");
+  const auto r = reverify(out(), "--set verify.precision=[]");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json v = verifyJson(out());
+  EXPECT_EQ(statuses(v).at("precision/precision"), "skipped");
+  EXPECT_EQ(statuses(v).at("function/tests"), "passed");
+}
+
+TEST_F(VerifyExample, OverSshAgainstARealSshdOnLoopback) {
+  test::LocalSshd sshd;
+  TempDir remote;
+  const std::string target =
+      "--set verify.target=lab --set targets.lab.kind=ssh --set targets.lab.host=" + sshd.host() +
+      " --set targets.lab.port=" + std::to_string(sshd.port()) + " --set targets.lab.user=" + sshd.user() +
+      " --set " + quote("targets.lab.identity_file=" + sshd.identityFile().string()) + " --set " +
+      quote("targets.lab.known_hosts_file=" + sshd.knownHostsFile().string()) +
+      " --set targets.lab.python=/usr/bin/python3 --set " +
+      quote("targets.lab.workdir=" + (remote / "w d").string());
+  const auto r = reverify(out(), target);
+  ASSERT_EQ(r.exit_code, 0) << r.output << sshd.log();
+  const json v = verifyJson(out());
+  EXPECT_EQ(v["host"], sshd.user() + "@127.0.0.1:" + std::to_string(sshd.port()));
+  expectExampleVerified(v);
+  // The work happened in the target's working directory, and the results came back.
+  EXPECT_TRUE(fs::exists(remote / "w d" / "migrate-verify-gpt_cuda" / "results" / "verify_results.jsonl"));
+  EXPECT_TRUE(fs::exists(out() / "verify" / "verify_results.jsonl"));
+
+  // A key the host does not accept: a status of its own, nothing else lost.
+  const fs::path stranger = sshd.makeUnauthorizedKey();
+  const auto denied =
+      reverify(out(), target + " --set " + quote("targets.lab.identity_file=" + stranger.string()));
+  EXPECT_EQ(denied.exit_code, 5) << denied.output;
+  EXPECT_EQ(verifyJson(out())["status"], "auth-failed");
+  EXPECT_TRUE(fs::exists(out() / "adapted" / "train.py"));
+}
+
+TEST_F(VerifyExample, AnUnreachableHostIsAStatusAndTheRunKeepsItsOutputs) {
+  const std::string target =
+      "--set verify.target=lab --set targets.lab.host=127.0.0.1 --set targets.lab.port=" +
+      std::to_string(test::unusedLoopbackPort());
+  const auto r = reverify(out(), target);
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  const json v = verifyJson(out());
+  EXPECT_EQ(v["status"], "unreachable");
+  EXPECT_NE(v["detail"].get<std::string>().find("Connection refused"), std::string::npos) << v["detail"];
+  EXPECT_TRUE(fs::exists(out() / "findings.json"));
+  EXPECT_TRUE(fs::exists(out() / "npu_migration.patch"));
+}
+
+TEST_F(VerifyExample, AMissingInterpreterIsAStatus) {
+  const auto r = reverify(out(), "--set targets.local.python=/nonexistent/python3");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  const json v = verifyJson(out());
+  EXPECT_EQ(v["status"], "interpreter-missing");
+  EXPECT_NE(v["detail"].get<std::string>().find("/nonexistent/python3"), std::string::npos);
+}
+
+TEST_F(VerifyExample, AStageOverItsTimeoutIsKilledAndTheOthersStillRun) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = reverify(out(), kPython + " --set verify.stage_timeout=3 --set " +
+                                     quote("verify.precision=[{name: slow, command: 'sleep 61 & sleep 61', "
+                                           "outputs: [x.json]}]"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_LT(seconds, 50) << "the sleeping stage was not killed";
+  const json v = verifyJson(out());
+  EXPECT_EQ(v["status"], "timeout");
+  const auto s = statuses(v);
+  EXPECT_EQ(s.at("precision/stage"), "error");
+  EXPECT_EQ(s.at("environment/torch"), "passed");
+  EXPECT_EQ(s.count("benchmark/benchmark"), 1u) << "the stage after the timeout still ran";
+  EXPECT_EQ(run("pgrep -f '^sleep 61$'").exit_code, 1) << "a process of the killed stage survived";
+}
+
+TEST_F(VerifyExample, AFailingCheckIsRecordedWithItsOutputAndKnownErrorsAreExplained) {
+  const auto r = reverify(out(), kPython + " --set " +
+                                     quote("verify.precision=[{name: broken, command: 'echo \"EZ9999: kernel "
+                                           "failed, error code 507035\" >&2; exit 3', outputs: [x.json]}]"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;  // the verification ran: its result says what failed
+  const json v = verifyJson(out());
+  EXPECT_EQ(v["status"], "completed");
+  bool found = false;
+  for (const auto& c : v["checks"]) {
+    if (c["stage"] != "precision" || c["status"] != "failed") continue;
+    found = true;
+    const std::string hints = c["hints"].dump();
+    EXPECT_NE(hints.find("ACL_ERROR_RT_VECTOR_CORE_EXCEPTION"), std::string::npos) << c.dump(1);
+    EXPECT_NE(hints.find("EZ9999"), std::string::npos) << c.dump(1);
+  }
+  EXPECT_TRUE(found) << v.dump(1);
+  EXPECT_EQ(statuses(v).at("function/tests"), "passed") << "the stages around the failure still ran";
+}
+
+}  // namespace
+}  // namespace migrate
