@@ -1,8 +1,10 @@
 // The device plugin: the device layer of a CUDA code base — torch.cuda APIs, device strings and
-// placement, backend flags, streams, graphs, compile, visible devices and NVML. All of it is
-// data (rules/*.yaml); see README.md for one entry per rule id.
+// placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
+// is data (rules/*.yaml); the one check a rule cannot say is in device_string_asserts.hpp. See
+// README.md for one entry per rule id.
 
 #include "device_embedded_rules.hpp"
+#include "device_string_asserts.hpp"
 #include "migrate/sdk/plugin.hpp"
 
 namespace {
@@ -13,7 +15,7 @@ using namespace migrate::sdk;
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
     "rules/device_placement.yaml",  // DEV-016..022
-    "rules/device_strings.yaml",    // DEV-023..026
+    "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032
     "rules/graphs_compile.yaml",    // DEV-033..036
     "rules/environment.yaml",       // DEV-037..040
@@ -33,6 +35,17 @@ class DevicePlugin final : public Plugin {
   std::vector<RuleSource> ruleSources() const override {
     return embeddedRuleSources(kRuleFiles, migrateEmbeddedRule);
   }
+
+  void configure(const PluginContext& context) override {
+    device_string_assert_ = &context.requireRule("DEV-052");
+  }
+
+  void analyzeModule(const Module& module, FindingSink& sink) const override {
+    if (device_string_assert_) device::checkDeviceStringAsserts(module, *device_string_assert_, sink);
+  }
+
+ private:
+  const RuleInfo* device_string_assert_ = nullptr;  ///< DEV-052, set by configure()
 };
 
 }  // namespace

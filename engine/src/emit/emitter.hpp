@@ -20,9 +20,8 @@ namespace migrate {
 /// the plugin; an error (a file that cannot be written) stops the stage and is returned, with
 /// what was written so far left in place.
 Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpec& verify,
-               const std::vector<ActivePlugin>& plugins,
-               MigrationModel& model, const std::filesystem::path& out,
-               const std::function<void(const std::string&)>& progress);
+               const std::vector<ActivePlugin>& plugins, MigrationModel& model,
+               const std::filesystem::path& out, const std::function<void(const std::string&)>& progress);
 
 /// The repository's name for file headers: the last component of its location, without ".git".
 std::string projectNameOf(const SourceInfo& source);
