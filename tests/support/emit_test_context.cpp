@@ -3,8 +3,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "analyze/analyzer.hpp"
 #include "emit/template_store.hpp"
 #include "migrate/engine/workspace.hpp"
+#include "run/progress.hpp"
 
 namespace migrate::test {
 
@@ -40,6 +42,32 @@ void TestEmitContext::writeFile(std::string_view relative_path, std::string_view
                                  std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec,
                                  std::filesystem::perm_options::add);
   written[std::string(relative_path)] = executable;
+}
+
+Result<std::unique_ptr<ConfiguredPlugin>> ConfiguredPlugin::load(const std::string& name) {
+  auto loaded = loadPlugin(pluginDir() / ("migrate_" + name + ".so"));
+  if (!loaded) return loaded.error();
+  std::unique_ptr<ConfiguredPlugin> p(new ConfiguredPlugin(std::move(*loaded)));
+  auto options = resolveOptions(PluginSelection{name, true, {}, ""}, p->loaded_.info);
+  if (!options) return options.error();
+  p->context_ = makePluginContext(p->loaded_, options.value(), [](bool, std::string_view) {});
+  p->loaded_.plugin->configure(*p->context_);
+  return p;
+}
+
+ConfiguredPlugin::Analysis ConfiguredPlugin::analyze(const std::filesystem::path& root, int jobs) const {
+  std::vector<sdk::Diagnostic> diagnostics;
+  Analysis a{buildInventory(root, {}, diagnostics), {}};
+  auto progress = makeProgress(false, [](const std::string&) {});
+  analyzeWorkspace(a.workspace, {{&loaded_}}, jobs, *progress, a.model);
+  return a;
+}
+
+std::filesystem::path RepositoryMaker::make(const std::map<std::string, std::string>& files) {
+  const std::filesystem::path dir = dir_ / ("repo" + std::to_string(++made_));
+  for (const auto& [path, content] : files) writeFile(dir / path, content);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 }  // namespace migrate::test

@@ -1,15 +1,22 @@
 #pragma once
-// An sdk::EmitContext for the plugins' emit tests: findings and files given by the test,
+// For the plugins' emit tests: an sdk::EmitContext (findings and files given by the test,
 // templates rendered from the source tree's templates/ with the engine's renderer, files
-// written under a directory the test chooses, everything else recorded.
+// written under a directory the test chooses, everything else recorded), a configured plugin
+// library, and throwaway repositories.
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "migrate/engine/model.hpp"
+#include "migrate/engine/plugin_host.hpp"
+#include "migrate/engine/result.hpp"
+#include "migrate/engine/workspace.hpp"
 #include "migrate/sdk/emit.hpp"
+#include "support/test_support.hpp"
 
 namespace migrate::test {
 
@@ -55,6 +62,39 @@ class TestEmitContext final : public sdk::EmitContext {
   std::string project_;
   std::vector<sdk::Finding> findings_;
   InMemoryWorkspace workspace_;
+};
+
+/// A plugin library of the build (its plugin directory), loaded and configured with its
+/// default options as a run would do it: for the plugins' emit tests.
+class ConfiguredPlugin {
+ public:
+  /// Loads migrate_<name>.so; the error names the file and why.
+  static Result<std::unique_ptr<ConfiguredPlugin>> load(const std::string& name);
+
+  const LoadedPlugin& loaded() const { return loaded_; }
+  sdk::Plugin& plugin() const { return *loaded_.plugin; }
+
+  /// What the analyze stage finds in `root` with this plugin alone.
+  struct Analysis {
+    Workspace workspace;
+    MigrationModel model;
+  };
+  Analysis analyze(const std::filesystem::path& root, int jobs = 1) const;
+
+ private:
+  explicit ConfiguredPlugin(LoadedPlugin loaded) : loaded_(std::move(loaded)) {}
+  LoadedPlugin loaded_;
+  std::unique_ptr<sdk::PluginContext> context_;
+};
+
+/// Makes directories holding the files a test gives (path → content), each new, removed with it.
+class RepositoryMaker {
+ public:
+  std::filesystem::path make(const std::map<std::string, std::string>& files);
+
+ private:
+  TempDir dir_;
+  int made_ = 0;
 };
 
 }  // namespace migrate::test

@@ -2,16 +2,7 @@
 
 #include <git2.h>
 
-#include "acquire/git_session.hpp"
-
 namespace migrate::emit {
-
-PatchWriter::PatchWriter() {
-  git_libgit2_init();
-}
-PatchWriter::~PatchWriter() {
-  git_libgit2_shutdown();
-}
 
 Status PatchWriter::add(const std::string& path, const std::optional<std::string>& before,
                         const std::string& after, bool executable) {

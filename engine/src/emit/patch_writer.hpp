@@ -6,17 +6,13 @@
 #include <optional>
 #include <string>
 
+#include "acquire/git_session.hpp"
 #include "migrate/engine/result.hpp"
 
 namespace migrate::emit {
 
 class PatchWriter {
  public:
-  PatchWriter();
-  ~PatchWriter();
-  PatchWriter(const PatchWriter&) = delete;
-  PatchWriter& operator=(const PatchWriter&) = delete;
-
   /// Appends the diff of `path` from `before` (nullopt: a new file) to `after`, for a file with
   /// the executable bit when `executable`. Identical texts add nothing.
   Status add(const std::string& path, const std::optional<std::string>& before, const std::string& after,
@@ -25,6 +21,7 @@ class PatchWriter {
   std::size_t files() const { return files_; }
 
  private:
+  git::Session session_;  // libgit2 initialised while the writer lives
   std::string text_;
   std::size_t files_ = 0;
 };

@@ -245,6 +245,13 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
 
   std::optional<Workspace> workspace;
   bool stage_failed = false;
+  // plan and emit work on this run's analysis; without it they fail and say so.
+  auto failWithoutAnalysis = [&](const std::string& stage) {
+    const std::string why = "the " + stage + " stage needs the analyze stage in the same run";
+    log->error("stage {}: {}", stage, why);
+    model.stages.push_back({stage, "failed", why, 0});
+    stage_failed = true;
+  };
   for (const std::string& stage : kAllStages) {
     const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
     if (!selected) {
@@ -273,10 +280,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     }
     if (stage == "plan") {
       if (!workspace) {
-        const std::string why = "the plan stage needs the analyze stage in the same run";
-        log->error("stage plan: {}", why);
-        model.stages.push_back({stage, "failed", why, 0});
-        stage_failed = true;
+        failWithoutAnalysis(stage);
         continue;
       }
       const auto t0 = Clock::now();
@@ -289,10 +293,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     }
     if (stage == "emit") {
       if (!workspace) {
-        const std::string why = "the emit stage needs the analyze stage in the same run";
-        log->error("stage emit: {}", why);
-        model.stages.push_back({stage, "failed", why, 0});
-        stage_failed = true;
+        failWithoutAnalysis(stage);
         continue;
       }
       const auto t0 = Clock::now();

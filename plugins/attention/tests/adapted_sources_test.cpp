@@ -35,26 +35,17 @@ struct Adapted {
 class AdaptedSources : public testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto loaded = loadPlugin(test::pluginDir() / "migrate_attention.so");
+    auto loaded = test::ConfiguredPlugin::load("attention");
     ASSERT_TRUE(loaded) << loaded.error().message;
-    plugin_ = new LoadedPlugin(std::move(*loaded));
-    auto options = resolveOptions(PluginSelection{"attention", true, {}, ""}, plugin_->info);
-    ASSERT_TRUE(options) << options.error().message;
-    context_ = makePluginContext(*plugin_, *options, [](bool, std::string_view) {}).release();
-    plugin_->plugin->configure(*context_);
+    plugin_ = loaded->release();
   }
   static void TearDownTestSuite() {
-    delete context_;
     delete plugin_;
+    plugin_ = nullptr;
   }
 
   static std::vector<sdk::Finding> analyze(const fs::path& root) {
-    std::vector<sdk::Diagnostic> diagnostics;
-    Workspace workspace = buildInventory(root, {}, diagnostics);
-    MigrationModel model;
-    auto progress = makeProgress(false, [](const std::string&) {});
-    analyzeWorkspace(workspace, {{plugin_}}, 2, *progress, model);
-    return std::move(model.findings);
+    return std::move(plugin_->analyze(root, 2).model.findings);
   }
 
   /// Copies `source` to `target` with the findings' edits applied, runs the plugin's emit hook
@@ -88,7 +79,7 @@ class AdaptedSources : public testing::Test {
     test::TempDir kit;
     test::TestEmitContext context(kit.path(), "fixture");
     context.mutableFindings() = out.findings;
-    plugin_->plugin->emit(context);
+    plugin_->plugin().emit(context);
     sdk::TemplateData data;
     std::string listed;
     for (const std::string& s : context.sections) {
@@ -109,12 +100,10 @@ class AdaptedSources : public testing::Test {
     return test::run("env -u PYTHONPATH PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 " + arguments);
   }
 
-  static LoadedPlugin* plugin_;
-  static sdk::PluginContext* context_;
+  static test::ConfiguredPlugin* plugin_;
 };
 
-LoadedPlugin* AdaptedSources::plugin_ = nullptr;
-sdk::PluginContext* AdaptedSources::context_ = nullptr;
+test::ConfiguredPlugin* AdaptedSources::plugin_ = nullptr;
 
 TEST_F(AdaptedSources, FixtureCallSitesRunThroughNpuOpsOnTheCpu) {
   test::TempDir dir;

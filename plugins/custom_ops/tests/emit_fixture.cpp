@@ -1,12 +1,8 @@
 #include "emit_fixture.hpp"
 
-#include "analyze/analyzer.hpp"
-#include "migrate/engine/workspace.hpp"
-
 namespace migrate::custom_ops_test {
 
-LoadedPlugin* CustomOpsEmitTest::plugin_ = nullptr;
-sdk::PluginContext* CustomOpsEmitTest::context_ = nullptr;
+test::ConfiguredPlugin* CustomOpsEmitTest::plugin_ = nullptr;
 
 std::vector<const sdk::Finding*> Emitted::rule(const std::string& id) const {
   std::vector<const sdk::Finding*> out;
@@ -27,28 +23,18 @@ test::CommandResult runClean(const std::string& command, const std::map<std::str
 }
 
 void CustomOpsEmitTest::SetUpTestSuite() {
-  auto loaded = loadPlugin(test::pluginDir() / "migrate_custom_ops.so");
+  auto loaded = test::ConfiguredPlugin::load("custom_ops");
   ASSERT_TRUE(loaded) << loaded.error().message;
-  plugin_ = new LoadedPlugin(std::move(*loaded));
-  auto options = resolveOptions(PluginSelection{"custom_ops", true, {}, ""}, plugin_->info);
-  ASSERT_TRUE(options) << options.error().message;
-  context_ = makePluginContext(*plugin_, options.value(), [](bool, std::string_view) {}).release();
-  plugin_->plugin->configure(*context_);
+  plugin_ = loaded->release();
 }
 
 void CustomOpsEmitTest::TearDownTestSuite() {
-  delete context_;
   delete plugin_;
-  context_ = nullptr;
   plugin_ = nullptr;
 }
 
 Emitted CustomOpsEmitTest::emit(const fs::path& repo) {
-  std::vector<sdk::Diagnostic> diagnostics;
-  Workspace ws = buildInventory(repo, {}, diagnostics);
-  MigrationModel model;
-  auto progress = makeProgress(false, [](const std::string&) {});
-  analyzeWorkspace(ws, {{plugin_}}, 1, *progress, model);
+  MigrationModel model = std::move(plugin_->analyze(repo).model);
   for (const auto& d : model.diagnostics) EXPECT_NE(d.code, "plugin-error") << d.message;
   for (auto& f : model.findings) f.domain = "custom_ops";
   return emitFindings(std::move(model.findings));
@@ -60,14 +46,12 @@ Emitted CustomOpsEmitTest::emitFindings(std::vector<sdk::Finding> findings) {
   out.findings = std::move(findings);
   out.context = std::make_unique<test::TestEmitContext>(out.kit, "sample");
   out.context->mutableFindings() = out.findings;
-  plugin_->plugin->emit(*out.context);
+  plugin_->plugin().emit(*out.context);
   return out;
 }
 
 fs::path CustomOpsEmitTest::repo(const std::map<std::string, std::string>& files) {
-  const fs::path dir = repos_.path() / ("repo" + std::to_string(++repos_made_));
-  for (const auto& [path, content] : files) test::writeFile(dir / path, content);
-  return dir;
+  return repos_.make(files);
 }
 
 }  // namespace migrate::custom_ops_test

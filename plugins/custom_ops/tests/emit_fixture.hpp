@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "migrate/engine/plugin_host.hpp"
 #include "support/emit_test_context.hpp"
 #include "support/test_support.hpp"
 
@@ -50,10 +49,10 @@ class CustomOpsEmitTest : public testing::Test {
   /// A repository made of `files` (path → content).
   fs::path repo(const std::map<std::string, std::string>& files);
 
-  static LoadedPlugin* plugin_;
-  static sdk::PluginContext* context_;
-  test::TempDir kits_, repos_;
-  int runs_ = 0, repos_made_ = 0;
+  static test::ConfiguredPlugin* plugin_;
+  test::TempDir kits_;
+  test::RepositoryMaker repos_;
+  int runs_ = 0;
 };
 
 }  // namespace migrate::custom_ops_test

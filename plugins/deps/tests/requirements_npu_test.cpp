@@ -80,33 +80,25 @@ std::string detail(const sdk::Finding& f, const std::string& key) {
 class RequirementsNpuTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
-    auto loaded = loadPlugin(test::pluginDir() / "migrate_deps.so");
+    auto loaded = test::ConfiguredPlugin::load("deps");
     ASSERT_TRUE(loaded) << loaded.error().message;
-    plugin_ = new LoadedPlugin(std::move(*loaded));
-    auto options = resolveOptions(PluginSelection{"deps", true, {}, ""}, plugin_->info);
-    ASSERT_TRUE(options) << options.error().message;
-    context_ = makePluginContext(*plugin_, options.value(), [](bool, std::string_view) {}).release();
-    plugin_->plugin->configure(*context_);
+    plugin_ = loaded->release();
   }
   static void TearDownTestSuite() {
-    delete context_;
     delete plugin_;
+    plugin_ = nullptr;
   }
 
   /// Analyses `repo` with the deps plugin, runs its emit hook and reads back what it wrote.
   Emitted emit(const fs::path& repo, int jobs = 1) {
-    std::vector<sdk::Diagnostic> diagnostics;
-    Workspace ws = buildInventory(repo, {}, diagnostics);
-    MigrationModel model;
-    auto progress = makeProgress(false, [](const std::string&) {});
-    analyzeWorkspace(ws, {{plugin_}}, jobs, *progress, model);
+    const auto [ws, model] = plugin_->analyze(repo, jobs);
     for (const auto& d : model.diagnostics) EXPECT_NE(d.code, "plugin-error") << d.message;
 
     const fs::path kit = kits_.path() / std::to_string(++runs_);
     test::TestEmitContext context(kit, repo.filename().string());
     context.mutableFindings() = model.findings;
     for (const auto& f : ws.files()) context.mutableWorkspace().add(f.path, ws.read(f.path).value_or(""));
-    plugin_->plugin->emit(context);
+    plugin_->plugin().emit(context);
 
     Emitted out;
     out.findings = model.findings;
@@ -137,20 +129,15 @@ class RequirementsNpuTest : public testing::Test {
   }
 
   /// A repository made of `files` (path → content).
-  fs::path repo(const std::map<std::string, std::string>& files) {
-    const fs::path dir = repos_.path() / ("repo" + std::to_string(++repos_made_));
-    for (const auto& [path, content] : files) test::writeFile(dir / path, content);
-    return dir;
-  }
+  fs::path repo(const std::map<std::string, std::string>& files) { return repos_.make(files); }
 
-  static LoadedPlugin* plugin_;
-  static sdk::PluginContext* context_;
-  test::TempDir kits_, repos_;
-  int runs_ = 0, repos_made_ = 0;
+  static test::ConfiguredPlugin* plugin_;
+  test::TempDir kits_;
+  test::RepositoryMaker repos_;
+  int runs_ = 0;
 };
 
-LoadedPlugin* RequirementsNpuTest::plugin_ = nullptr;
-sdk::PluginContext* RequirementsNpuTest::context_ = nullptr;
+test::ConfiguredPlugin* RequirementsNpuTest::plugin_ = nullptr;
 
 /// A removed package: no requirement of that name, and a comment naming it with the finding's reason.
 void expectRemoved(const Emitted& e, const std::string& name, const std::string& package) {
