@@ -13,7 +13,31 @@ build_packages=(
 test_packages=(
   python3 python3-torch python3-numpy python3-pyflakes python3-jsonschema python3-packaging
   shellcheck openssh-server openssh-client
+  libicu72  # the SARIF validator (a .NET program) run by hand; the tests run it culture-invariant
 )
+# Microsoft's SARIF validator from npm, for the SARIF tests: pinned, into a git-ignored prefix of
+# this checkout, where cmake/MigrateSarifValidator.cmake looks for it.
+sarif_version=5.7.0
+sarif_prefix="$(cd "$(dirname "$0")/.." && pwd)/.tools/sarif-multitool"
+
+install_sarif_validator() {
+  local package="$sarif_prefix/node_modules/@microsoft"
+  local installed=""
+  if [[ -f "$package/sarif-multitool-linux/package.json" && -x "$package/sarif-multitool-linux/Sarif.Multitool" ]]; then
+    installed=$(node -p "require('$package/sarif-multitool-linux/package.json').version" 2>/dev/null || true)
+  fi
+  if [[ "$installed" == "$sarif_version" ]]; then
+    echo "setup: sarif-multitool $sarif_version present"
+    return
+  fi
+  echo "setup: installing @microsoft/sarif-multitool@$sarif_version into $sarif_prefix"
+  mkdir -p "$sarif_prefix"
+  # The platform package named explicitly, so the wrapper's "^5.7.0" cannot pull a newer binary.
+  npm install --prefix "$sarif_prefix" --no-audit --no-fund --loglevel=error \
+    "@microsoft/sarif-multitool@$sarif_version" "@microsoft/sarif-multitool-linux@$sarif_version"
+  # Its postinstall only sets this bit; npm may be configured not to run install scripts.
+  chmod u+x "$package/sarif-multitool-linux/Sarif.Multitool"
+}
 
 want=("${build_packages[@]}")
 # npm fetches the tree-sitter grammar sources; Debian's package only when no npm is installed
@@ -31,12 +55,15 @@ done
 
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#want[@]} packages present"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-sudo_cmd=()
-if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [[ "${1:-}" == "--with-tests" ]]; then
+  install_sarif_validator
+fi

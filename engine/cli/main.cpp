@@ -160,6 +160,15 @@ int main(int argc, char** argv) {
   verify->add_option("--set", verify_sets, "Override a key of the run's pipeline, e.g. verify.target=lab");
   verify->add_flag("-q,--quiet", verify_quiet, "Only warnings and errors");
 
+  std::string report_dir;
+  std::vector<std::string> report_sets;
+  bool report_quiet = false;
+  auto* report = app.add_subcommand("report", "Write the report again from a run's output directory");
+  report->add_option("output_dir", report_dir, "Output directory of `migrate-pipeline run`")->required();
+  report->add_option("--set", report_sets,
+                     "Override a key of the run's pipeline, e.g. report.directory=docs");
+  report->add_flag("-q,--quiet", report_quiet, "Only warnings and errors");
+
   std::string plugin_dir;
   auto* plugins = app.add_subcommand("plugins", "List the plugins found, without analysing");
   plugins->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
@@ -181,9 +190,9 @@ int main(int argc, char** argv) {
 
   if (*plugins) return listPlugins(plugin_dir);
   if (*dump) return configDump(dump_file, dump_flags);
-  if (*verify) {
+  if (*verify || *report) {
     std::vector<Override> overrides;
-    for (const auto& text : verify_sets) {
+    for (const auto& text : *verify ? verify_sets : report_sets) {
       auto o = parseOverride(text);
       if (!o) {
         std::cerr << "error: " << o.error().message << "\n";
@@ -193,8 +202,9 @@ int main(int argc, char** argv) {
     }
     RunOptions options;
     options.terminal = isatty(STDERR_FILENO) != 0;
-    options.quiet = verify_quiet;
-    return verifyOutputDirectory(verify_dir, overrides, options);
+    options.quiet = *verify ? verify_quiet : report_quiet;
+    return *verify ? verifyOutputDirectory(verify_dir, overrides, options)
+                   : reportOutputDirectory(report_dir, overrides, options);
   }
   auto spec = loadWithOverrides(pipeline, run_flags);
   if (!spec) {

@@ -27,7 +27,8 @@ const std::string kPython = "--set targets.local.python=/usr/bin/python3";
 test::CommandResult runFull(const fs::path& source, const fs::path& out, const std::string& extra) {
   return run(quote(test::cli().string()) + " run " +
              quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
-             quote(source.string()) + " --output " + quote(out.string()) + " " + extra);
+             quote(source.string()) + " --output " + quote(out.string()) +
+             " --set report.directory= " + extra);
 }
 
 test::CommandResult reverify(const fs::path& out, const std::string& extra) {
@@ -90,6 +91,13 @@ TEST_F(VerifyExample, FunctionAndPrecisionPassOnTheCpuAndNpuChecksAreSkipped) {
   std::size_t n = 0;
   for (std::string line; std::getline(lines, line); ++n) EXPECT_TRUE(json::parse(line).is_object());
   EXPECT_EQ(n, verifyJson(out())["checks"].size());
+  // The report says what the verification could not show on this machine.
+  const std::string report = readFile(out() / test::todaysReport());
+  EXPECT_NE(report.find("| Adaptation Status | ⚠️ Partially Adapted |"), std::string::npos);
+  EXPECT_NE(report.find("skipped, so the adaptation is not verified on an NPU: environment/npu-devices"),
+            std::string::npos);
+  EXPECT_NE(report.find("| npu-devices | ⏭️ skipped | no NPU device"), std::string::npos);
+  EXPECT_NE(report.find("| precision | train_infer:losses.json | ✅ passed |"), std::string::npos);
 }
 
 TEST_F(VerifyExample, VerifyOutputDirRunsItAgainWithoutAnalysing) {
@@ -184,6 +192,17 @@ TEST_F(VerifyExample, AFailingCheckIsRecordedWithItsOutputAndKnownErrorsAreExpla
   }
   EXPECT_TRUE(found) << v.dump(1);
   EXPECT_EQ(statuses(v).at("function/tests"), "passed") << "the stages around the failure still ran";
+  // The run's record and its report follow the new verification.
+  const json findings = json::parse(readFile(out() / "findings.json"));
+  EXPECT_NE(findings["run"]["stages"][3]["detail"].get<std::string>().find("failed"), std::string::npos);
+  const std::string report = readFile(out() / test::todaysReport());
+  EXPECT_NE(report.find("| Adaptation Status | ❌ Adaptation Failed |"), std::string::npos);
+  EXPECT_NE(report.find("#### ❌ precision / broken"), std::string::npos)
+      << report.substr(report.find("## 5."), 4000);
+  EXPECT_NE(report.find("- **Known error**: 507035 (ACL_ERROR_RT_VECTOR_CORE_EXCEPTION)"), std::string::npos);
+  EXPECT_NE(report.find("EZ9999: kernel failed, error code 507035"), std::string::npos)
+      << "the output's tail";
+  EXPECT_NE(report.find("- **Manual intervention**: required."), std::string::npos);
 }
 
 }  // namespace

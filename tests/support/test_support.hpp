@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -75,6 +76,16 @@ inline fs::path sourceDir() {
 inline fs::path binaryDir() {
   return MIGRATE_BINARY_DIR;
 }
+/// The report's file name for a run today (local time), as the report stage names it.
+inline std::string todaysReport() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return std::string("CodeReview_Results_") + buf + ".md";
+}
+
 inline fs::path cli() {
   return binaryDir() / "bin" / "migrate-pipeline";
 }

@@ -3,6 +3,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "json/json_reader.hpp"
+
 namespace migrate::emit {
 
 Status writeEmitManifest(const MigrationModel& model, const std::filesystem::path& file) {
@@ -27,6 +29,7 @@ Status writeEmitManifest(const MigrationModel& model, const std::filesystem::pat
   for (const AdaptedFile& f : e.adapted)
     doc["adapted"].push_back(
         {{"path", f.path}, {"status", f.status}, {"edits", f.edits}, {"todos", f.todos}});
+  doc["fixed_findings"] = e.fixed_findings;
   doc["manual_work"] = nlohmann::ordered_json::array();
   for (const sdk::ManualWork& w : e.manual_work)
     doc["manual_work"].push_back(
@@ -36,6 +39,38 @@ Status writeEmitManifest(const MigrationModel& model, const std::filesystem::pat
   out.close();
   if (!out) return makeError("cannot write " + file.string());
   return Ok{};
+}
+
+Result<EmitResult> readEmitManifest(const std::filesystem::path& file) {
+  using json::Field;
+  EmitResult e;
+  e.computed = true;
+  const Status read = json::readDocument(file, kEmitSchemaVersion, [&](const Field& doc) {
+    e.project = doc["project"].string();
+    e.original_root = doc["original_root"].string();
+    e.layout = doc["layout"].string();
+    e.adapted_dir = doc["adapted_dir"].string();
+    const Field summary = doc["summary"];
+    e.edits_applied = summary["edits_applied"].size();
+    e.findings_fixed = summary["findings_fixed"].size();
+    e.conflicts = summary["conflicts"].size();
+    e.npu_ops_sections = doc["npu_ops_sections"].strings();
+    e.modules = doc["modules"].strings();
+    e.files = doc["files"].list([](const Field& f) {
+      return EmittedFile{f["path"].string(), f["kind"].string()};
+    });
+    e.adapted = doc["adapted"].list([](const Field& f) {
+      return AdaptedFile{f["path"].string(), f["status"].string(), f["edits"].size(), f["todos"].size()};
+    });
+    // Added without a schema bump: older files have no fixed_findings.
+    if (doc.has("fixed_findings")) e.fixed_findings = doc["fixed_findings"].sizes();
+    e.manual_work = doc["manual_work"].list([](const Field& w) {
+      return sdk::ManualWork{w["rule_id"].string(), w["file"].string(), w["line"].uint32(),
+                             w["what"].string()};
+    });
+  });
+  if (!read) return read.error();
+  return e;
 }
 
 std::vector<std::string> previousKitFiles(const std::filesystem::path& file) {

@@ -15,6 +15,11 @@ inline constexpr int kEmitSchemaVersion = 1;
 
 Status writeEmitManifest(const MigrationModel& model, const std::filesystem::path& file);
 
+/// The inverse of writeEmitManifest: emit.json back into an EmitResult (computed = true). The
+/// file's tool version and its summary counts that repeat list sizes are not kept. Errors name
+/// the file, the JSON path and what to do.
+Result<EmitResult> readEmitManifest(const std::filesystem::path& file);
+
 /// The files an earlier run's emit.json lists (relative paths, each inside the output
 /// directory), so that a new run removes them before writing its own kit; empty when there is
 /// no readable emit.json.

@@ -127,7 +127,11 @@ Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSp
     const emit::FileAdaptation a = emit::adaptSource(entry.path, *original, findings);
     result.edits_applied += a.edits_applied;
     result.conflicts += a.conflicting.size();
-    for (std::size_t i : a.fixed) result.findings_fixed += i < own ? 1 : 0;
+    for (std::size_t i : a.fixed)
+      if (i < own) {
+        ++result.findings_fixed;
+        result.fixed_findings.push_back(static_cast<std::size_t>(findings[i] - model.findings.data()));
+      }
     collectManualWork(a, findings, result.manual_work);
     if (a.text == *original) continue;
     const std::string written = sibling ? emit::siblingPath(entry.path) : entry.path;
@@ -312,6 +316,7 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   result.files.push_back({"npu_migration.patch", "patch"});
   result.files.insert(result.files.end(), contributions.files.begin(), contributions.files.end());
   mergeManualWork(result.manual_work, contributions.manual_work);
+  std::sort(result.fixed_findings.begin(), result.fixed_findings.end());
   std::sort(result.files.begin(), result.files.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   result.computed = true;

@@ -17,7 +17,7 @@ using yaml::Reader;
 
 const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
                                         "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins",
-                                        "plan",    "emit",    "verify", "targets"};
+                                        "plan",    "emit",    "verify", "targets",    "report"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -165,6 +165,17 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
     if (emit["layout"]) spec.emit.layout = r.choice(emit["layout"], {"copy", "siblings"}, "emit.layout");
   }
   readVerifySpec(r, doc["verify"], doc["targets"], spec);
+  if (const YAML::Node report = doc["report"]) {
+    r.checkKeys(report, {"directory", "max_items"}, "report");
+    if (report["directory"])  // `--set report.directory=` (null) means the output directory only
+      spec.report.directory =
+          report["directory"].IsNull() ? "" : r.string(report["directory"], "report.directory");
+    if (report["max_items"]) {
+      const long long n = r.integer(report["max_items"], "report.max_items");
+      if (n < 1 || n > 1000000) r.fail(report["max_items"], "report.max_items must be between 1 and 1000000");
+      spec.report.max_items = static_cast<int>(n);
+    }
+  }
   if (spec.plugins.empty())
     r.fail(doc,
            "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
@@ -248,6 +259,10 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   out << YAML::Key << "layout" << YAML::Value << spec.emit.layout;
   out << YAML::EndMap;
   emitVerifySpec(out, spec);
+  out << YAML::Key << "report" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "directory" << YAML::Value << spec.report.directory;
+  out << YAML::Key << "max_items" << YAML::Value << spec.report.max_items;
+  out << YAML::EndMap;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

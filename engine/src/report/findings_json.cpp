@@ -1,8 +1,9 @@
 #include "migrate/engine/findings_json.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
+#include "report/json_output.hpp"
 #include "report/plan_json.hpp"
 
 namespace migrate {
@@ -39,16 +40,6 @@ ordered_json findingJson(const sdk::Finding& f) {
   return j;
 }
 
-/// `value` as pretty JSON whose lines after the first are indented by `indent` more spaces.
-void writeIndented(std::ostream& out, const ordered_json& value, const std::string& indent) {
-  // Invalid UTF-8 in a source (a finding's `api` text) is replaced, never fatal.
-  const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  for (char c : text) {
-    out << c;
-    if (c == '\n') out << indent;
-  }
-}
-
 /// Writes an array member element by element, so that a run with a million findings never holds
 /// them all as JSON values at once.
 template <typename T, typename F>
@@ -56,9 +47,19 @@ void writeArray(std::ostream& out, const char* key, const std::vector<T>& items,
   out << "  \"" << key << "\": [";
   for (std::size_t i = 0; i < items.size(); ++i) {
     out << (i ? ",\n    " : "\n    ");
-    writeIndented(out, toJson(items[i]), "    ");
+    report::writeIndented(out, toJson(items[i]), "    ");
   }
   out << (items.empty() ? "]" : "\n  ]");
+}
+
+/// The rules some finding names, sorted by id.
+std::vector<const RuleRecord*> firedRules(const MigrationModel& m) {
+  std::set<std::string> ids;
+  for (const auto& f : m.findings) ids.insert(f.rule_id);
+  std::vector<const RuleRecord*> fired;
+  for (const RuleRecord& r : m.rules)
+    if (ids.count(r.info.id)) fired.push_back(&r);
+  return fired;
 }
 
 void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
@@ -88,7 +89,7 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
   out << "{";
   for (auto it = j.begin(); it != j.end(); ++it) {
     out << "\n  " << ordered_json(it.key()).dump() << ": ";
-    writeIndented(out, it.value(), "  ");
+    report::writeIndented(out, it.value(), "  ");
     out << ",";
   }
   out << "\n";
@@ -101,25 +102,29 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
                         {"line", d.line},
                         {"message", d.message}};
   });
+  out << ",\n";
+  writeArray(out, "rules", firedRules(m), [](const RuleRecord* r) {
+    const sdk::RuleInfo& i = r->info;
+    return ordered_json{{"id", i.id},
+                        {"plugin", r->plugin},
+                        {"domain", i.domain},
+                        {"title", i.title},
+                        {"message", i.message},
+                        {"npu_alternative", i.npu_alternative},
+                        {"severity", sdk::toString(i.severity)},
+                        {"confidence", sdk::toString(i.confidence)},
+                        {"difficulty", sdk::toString(i.difficulty)},
+                        {"effort_days", i.effort_days}};
+  });
   out << ",\n  \"plan\": ";
-  writeIndented(out, m.plan.computed ? planJson(m.plan) : ordered_json(nullptr), "  ");
+  report::writeIndented(out, m.plan.computed ? planJson(m.plan) : ordered_json(nullptr), "  ");
   out << "\n}\n";
 }
 
 }  // namespace
 
 Status writeFindingsJson(const MigrationModel& model, const std::filesystem::path& file) {
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return makeError("cannot write " + tmp.string());
-    writeFindingsJson(out, model);
-    if (!out) return makeError("writing " + tmp.string() + " failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) return makeError("cannot move " + tmp.string() + " to " + file.string() + ": " + ec.message());
-  return Ok{};
+  return report::writeFileAtomically(file, [&](std::ostream& out) { writeFindingsJson(out, model); });
 }
 
 }  // namespace migrate

@@ -19,6 +19,8 @@
 #include "migrate/engine/findings_json.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "plan/planner.hpp"
+#include "report/reporter.hpp"
+#include "report/run_outputs.hpp"
 #include "rules/rule_set.hpp"
 #include "run/progress.hpp"
 #include "verify/verifier.hpp"
@@ -28,10 +30,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-const std::map<std::string, std::string> kStageAvailability{
-    {"report", "the report stage is not available in this build yet"},
-};
 
 std::string utcNow() {
   const std::time_t t = std::time(nullptr);
@@ -126,6 +124,8 @@ std::string verifySummary(const VerifyResult& v) {
   return line;
 }
 
+/// The report stage: records itself in the model and says whether it wrote everything. Runs
+/// also after an earlier stage failed, so that the report says which and why.
 /// Peak resident memory of the process so far, in MB.
 double peakRssMb() {
   rusage usage{};
@@ -142,6 +142,38 @@ void logStatistics(const MigrationModel& model, double seconds, spdlog::logger& 
       "peak RSS {:.0f} MB",
       model.inventory.files, model.inventory.python_parsed, model.inventory.python_lines, mb, seconds, mb / s,
       static_cast<double>(model.inventory.files) / s, peakRssMb());
+}
+
+/// Records `record`, replacing an earlier record of the same stage.
+void setStage(MigrationModel& model, StageRecord record) {
+  for (StageRecord& s : model.stages)
+    if (s.name == record.name) {
+      s = std::move(record);
+      return;
+    }
+  model.stages.push_back(std::move(record));
+}
+
+bool reportStage(MigrationModel& model, const PipelineSpec& spec, const fs::path& out, spdlog::logger& log) {
+  if (std::find(spec.stages.begin(), spec.stages.end(), "report") == spec.stages.end()) {
+    setStage(model, {"report", "skipped", "not selected in the pipeline's stages", 0});
+    return true;
+  }
+  const auto t0 = Clock::now();
+  const auto written = writeReport(model, spec, out, std::time(nullptr));
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!written) {
+    log.error("stage report: {}", written.error().message);
+    setStage(model, {"report", "failed", written.error().message, secs});
+    return false;
+  }
+  const ReportOutputs& w = written.value();
+  const std::string detail =
+      w.report.filename().string() + ", findings.sarif, " + w.chart.filename().string();
+  setStage(model, {"report", "completed", detail, secs});
+  log.info("report: {}{} ({:.2f} s, peak RSS {:.0f} MB)", w.report.string(),
+           w.copy.empty() ? "" : " and " + w.copy.string(), secs, peakRssMb());
+  return true;
 }
 
 }  // namespace
@@ -174,6 +206,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
   if (!catalog) {
     log->error("{}", catalog.error().message);
     model.stages.push_back({"analyze", "failed", catalog.error().message, 0});
+    reportStage(model, spec, out, *log);
     persist(model, out, *log);
     return kExitPlugins;
   }
@@ -194,6 +227,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
                               "); build it, fix the name, or set plugin_dir";
       log->error("{}", msg);
       model.stages.push_back({"analyze", "failed", msg, 0});
+      reportStage(model, spec, out, *log);
       persist(model, out, *log);
       return kExitPlugins;
     }
@@ -201,6 +235,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     if (!opts) {
       log->error("{}", opts.error().message);
       model.stages.push_back({"analyze", "failed", opts.error().message, 0});
+      reportStage(model, spec, out, *log);
       persist(model, out, *log);
       return kExitUsage;
     }
@@ -228,7 +263,10 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     active.push_back({loaded});
     model.plugins.push_back({loaded->info.name, loaded->info.version, loaded->info.domain,
                              loaded->rules->rules().size(), loaded->file.string()});
+    for (const rules::Rule& r : loaded->rules->rules()) model.rules.push_back({loaded->info.name, r.info()});
   }
+  std::sort(model.rules.begin(), model.rules.end(),
+            [](const RuleRecord& a, const RuleRecord& b) { return a.info.id < b.info.id; });
 
   // Acquire.
   const fs::path work_dir = spec.work_dir.empty() ? out / "_work" : fs::path(spec.work_dir);
@@ -236,6 +274,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
   if (!source) {
     log->error("{}", source.error().message);
     model.stages.push_back({"analyze", "failed", source.error().message, 0});
+    reportStage(model, spec, out, *log);
     persist(model, out, *log);
     return kExitSource;
   }
@@ -337,28 +376,38 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       persist(model, out, *log);
       continue;
     }
-    const std::string why = kStageAvailability.at(stage);
-    log->warn("stage {}: not available ({})", stage, why);
-    model.stages.push_back({stage, "not_available", why, 0});
+    if (stage == "report") stage_failed = !reportStage(model, spec, out, *log) || stage_failed;
   }
   if (!persist(model, out, *log) || stage_failed) return kExitStageFailed;
   log->info("wrote {}", (out / "findings.json").string());
   return kExitOk;
 }
 
-int verifyOutputDirectory(const fs::path& out_dir, const std::vector<Override>& overrides,
-                          const RunOptions& options) {
-  const fs::path out = fs::absolute(out_dir);
+namespace {
+
+/// The effective pipeline of a run's output directory with `overrides` applied; the error
+/// printed and nullopt when there is none or it is invalid.
+std::optional<PipelineSpec> outputPipeline(const fs::path& out, const std::vector<Override>& overrides) {
   if (!fs::exists(out / "pipeline.yaml")) {
     std::cerr << "error: " << out.string()
               << " has no pipeline.yaml: give the output directory of a `migrate-pipeline run`\n";
-    return kExitUsage;
+    return std::nullopt;
   }
   auto spec = loadPipeline(out / "pipeline.yaml", overrides);
   if (!spec) {
     std::cerr << "error: " << spec.error().message << "\n";
-    return kExitUsage;
+    return std::nullopt;
   }
+  return std::move(spec.value());
+}
+
+}  // namespace
+
+int verifyOutputDirectory(const fs::path& out_dir, const std::vector<Override>& overrides,
+                          const RunOptions& options) {
+  const fs::path out = fs::absolute(out_dir);
+  const auto spec = outputPipeline(out, overrides);
+  if (!spec) return kExitUsage;
   auto inputs = verifyInputsFrom(out);
   if (!inputs) {
     std::cerr << "error: " << inputs.error().message << "\n";
@@ -371,13 +420,46 @@ int verifyOutputDirectory(const fs::path& out_dir, const std::vector<Override>& 
   const VerifyResult result =
       runVerification(*spec, *inputs, [&](const std::string& m) { log->info("{}", m); });
   const std::string line = verifySummary(result);
-  if (result.status != "completed") {
+  if (result.status != "completed")
     log->error("verify: {}", line);
+  else
+    log->info("verify: {}", line);
+  log->info("wrote {}", (out / "verify.json").string());
+
+  // The run's record and report follow the new verification.
+  auto model = readRunOutputs(out);
+  if (!model) {
+    log->warn("findings.json and the report are not updated: {}", model.error().message);
+  } else {
+    model->verify = result;
+    setStage(*model, {"verify", result.status == "completed" ? "completed" : "failed", line, result.seconds});
+    const bool reported = std::any_of(model->stages.begin(), model->stages.end(), [](const StageRecord& s) {
+      return s.name == "report" && s.status != "skipped";
+    });
+    if (reported) reportStage(*model, *spec, out, *log);
+    persist(*model, out, *log);
+  }
+  return result.status == "completed" ? kExitOk : kExitStageFailed;
+}
+
+int reportOutputDirectory(const fs::path& out_dir, const std::vector<Override>& overrides,
+                          const RunOptions& options) {
+  const fs::path out = fs::absolute(out_dir);
+  auto spec = outputPipeline(out, overrides);
+  if (!spec) return kExitUsage;
+  auto log = makeLogger(out / "report-run.log", options);
+  auto model = readRunOutputs(out);
+  if (!model) {
+    log->error("{}", model.error().message);
     return kExitStageFailed;
   }
-  log->info("verify: {}", line);
-  log->info("wrote {}", (out / "verify.json").string());
-  return kExitOk;
+  if (model->verify.computed)  // verify.json may be newer than findings.json's record of it
+    setStage(*model, {"verify", model->verify.status == "completed" ? "completed" : "failed",
+                      verifySummary(model->verify), model->verify.seconds});
+  if (std::find(spec->stages.begin(), spec->stages.end(), "report") == spec->stages.end())
+    spec->stages.push_back("report");  // asked for by name
+  const bool written = reportStage(*model, *spec, out, *log);
+  return persist(*model, out, *log) && written ? kExitOk : kExitStageFailed;
 }
 
 }  // namespace migrate

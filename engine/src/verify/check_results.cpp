@@ -5,16 +5,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "json/json_reader.hpp"
+
 std::string_view migrateEmbeddedData(std::string_view name);
 
 namespace migrate::verify {
-namespace {
-
-struct KnownError {
-  std::string match;
-  std::string name;
-  std::string hint;
-};
 
 const std::vector<KnownError>& knownErrors() {
   static const std::vector<KnownError> errors = [] {
@@ -26,6 +21,8 @@ const std::vector<KnownError>& knownErrors() {
   }();
   return errors;
 }
+
+namespace {
 
 std::string text(const nlohmann::json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
@@ -80,7 +77,7 @@ std::vector<CheckResult> readCheckResults(const std::filesystem::path& jsonl) {
 Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
                        const std::filesystem::path& file) {
   nlohmann::ordered_json doc;
-  doc["schema_version"] = 1;
+  doc["schema_version"] = kVerifySchemaVersion;
   doc["tool"] = {{"name", "migrate-pipeline"}, {"version", tool_version}};
   doc["target"] = r.target;
   doc["host"] = r.host;
@@ -105,6 +102,32 @@ Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
   out.close();
   if (!out) return makeError("cannot write " + file.string());
   return Ok{};
+}
+
+Result<VerifyResult> readVerifyJson(const std::filesystem::path& file) {
+  using json::Field;
+  VerifyResult r;
+  r.computed = true;
+  const Status read = json::readDocument(file, kVerifySchemaVersion, [&](const Field& doc) {
+    r.target = doc["target"].string();
+    r.host = doc["host"].string();
+    r.status = doc["status"].string();
+    r.detail = doc["detail"].string();
+    r.seconds = doc["seconds"].number();
+    r.checks = doc["checks"].list([](const Field& c) {
+      CheckResult check;
+      check.stage = c["stage"].string();
+      check.check = c["check"].string();
+      check.status = c["status"].string();
+      check.detail = c["detail"].string();
+      check.duration = c["duration"].number();
+      check.output = c["output"].string();
+      check.hints = c["hints"].strings();
+      return check;
+    });
+  });
+  if (!read) return read.error();
+  return r;
 }
 
 }  // namespace migrate::verify

@@ -15,6 +15,16 @@ namespace migrate::verify {
 /// saying so (the rest are kept).
 std::vector<CheckResult> readCheckResults(const std::filesystem::path& jsonl);
 
+/// A known CANN / torch_npu error: the text that identifies it in output, its name, what to do.
+struct KnownError {
+  std::string match;
+  std::string name;
+  std::string hint;
+};
+
+/// The known errors of engine/data/ascend_errors.yaml, in file order.
+const std::vector<KnownError>& knownErrors();
+
 /// Hints for the known errors found in `text`, one sentence each ("507035
 /// (ACL_ERROR_RT_VECTOR_CORE_EXCEPTION): ...").
 std::vector<std::string> errorHints(const std::string& text);
@@ -22,7 +32,15 @@ std::vector<std::string> errorHints(const std::string& text);
 /// Adds hints to every failed or errored check.
 void addHints(std::vector<CheckResult>& checks);
 
+/// Version of verify.json's format; bumped on incompatible changes.
+inline constexpr int kVerifySchemaVersion = 1;
+
 Status writeVerifyJson(const VerifyResult& result, const std::string& tool_version,
                        const std::filesystem::path& file);
+
+/// The inverse of writeVerifyJson: verify.json back into a VerifyResult (computed = true). The
+/// file's tool version and its summary counts (derived from the checks) are not kept. Errors name
+/// the file, the JSON path and what to do.
+Result<VerifyResult> readVerifyJson(const std::filesystem::path& file);
 
 }  // namespace migrate::verify

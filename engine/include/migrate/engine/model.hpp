@@ -27,6 +27,12 @@ struct PluginRecord {
   std::string file;
 };
 
+/// A rule of an active plugin, as findings.json and the SARIF output describe it.
+struct RuleRecord {
+  std::string plugin;
+  sdk::RuleInfo info;
+};
+
 struct InventoryStats {
   std::size_t files = 0;         ///< files selected for analysis
   std::size_t python_files = 0;  ///< of which Python
@@ -64,7 +70,8 @@ struct EmitResult {
   std::vector<std::string> npu_ops_sections;
   std::size_t edits_applied = 0;
   std::size_t findings_fixed = 0;
-  std::size_t conflicts = 0;  ///< findings whose edits overlapped others (manual work instead)
+  std::size_t conflicts = 0;                ///< findings whose edits overlapped others (manual work instead)
+  std::vector<std::size_t> fixed_findings;  ///< indices into MigrationModel::findings, ascending
   /// Adapted modules the verification imports (dotted names): modules inside a directory or
   /// with a `__main__` guard, so that importing runs no script; never setup.py.
   std::vector<std::string> modules;
@@ -105,6 +112,7 @@ struct MigrationModel {
   std::string started_at;  ///< UTC, ISO 8601
   SourceInfo source;
   std::vector<PluginRecord> plugins;
+  std::vector<RuleRecord> rules;  ///< every rule of the active plugins, sorted by id
   InventoryStats inventory;
   std::vector<sdk::Finding> findings;  ///< sorted: file, line, column, rule id
   std::vector<sdk::Diagnostic> diagnostics;

@@ -63,6 +63,16 @@ struct EmitSpec {
   std::string layout = "copy";
 };
 
+/// The report stage's settings (`report:`).
+struct ReportSpec {
+  /// Where CodeReview_Results_<date>.md is written besides the output directory; relative paths
+  /// are relative to the working directory of the run. Empty: the output directory only.
+  std::string directory = ".";
+  /// Rows a long list of the report shows (places of a bottleneck excepted, which show 5);
+  /// the rest is counted and left to findings.json / emit.json.
+  int max_items = 200;
+};
+
 /// A host verification runs on (`targets.<name>`; `local` always exists).
 struct TargetSpec {
   std::string name;
@@ -116,6 +126,7 @@ struct PipelineSpec {
   PlanSpec plan;
   EmitSpec emit;
   VerifySpec verify;
+  ReportSpec report;
   std::map<std::string, TargetSpec> targets;  ///< always has "local"
 };
 

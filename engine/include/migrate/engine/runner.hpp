@@ -27,9 +27,16 @@ struct RunOptions {
 int runPipeline(const PipelineSpec& spec, const RunOptions& options);
 
 /// `migrate-pipeline verify OUTPUT_DIR`: runs the verify stage again on a run's output directory
-/// (its pipeline.yaml with `overrides` applied, its emit.json and kit), without analysing.
+/// (its pipeline.yaml with `overrides` applied, its emit.json and kit), without analysing, then
+/// updates findings.json's verify stage and writes the report again when the run had one.
 /// Exit code 0 when the verification ran (whatever its checks found), 5 when it could not.
 int verifyOutputDirectory(const std::filesystem::path& out, const std::vector<Override>& overrides,
+                          const RunOptions& options);
+
+/// `migrate-pipeline report OUTPUT_DIR`: writes the report stage's outputs again from a run's
+/// output directory (findings.json, emit.json, verify.json; its pipeline.yaml with `overrides`).
+/// Exit code 0 when written, 5 when the outputs cannot be read or the report not written.
+int reportOutputDirectory(const std::filesystem::path& out, const std::vector<Override>& overrides,
                           const RunOptions& options);
 
 }  // namespace migrate

@@ -2,7 +2,9 @@
 /// Findings: one place in one file that a migration must touch.
 
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "migrate/sdk/source_range.hpp"
@@ -73,6 +75,22 @@ inline const char* toString(Level l) {
       return "high";
   }
   return "medium";
+}
+
+/// The Severity `toString` names ("info", "warning", "error"); nullopt for any other text.
+inline std::optional<Severity> severityFromString(std::string_view s) {
+  if (s == "info") return Severity::Info;
+  if (s == "warning") return Severity::Warning;
+  if (s == "error") return Severity::Error;
+  return std::nullopt;
+}
+
+/// The Level `toString` names ("low", "medium", "high"); nullopt for any other text.
+inline std::optional<Level> levelFromString(std::string_view s) {
+  if (s == "low") return Level::Low;
+  if (s == "medium") return Level::Medium;
+  if (s == "high") return Level::High;
+  return std::nullopt;
 }
 
 /// A rule's data as the plugin's rules/*.yaml declares it, for findings a plugin reports from

@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "migrate/sdk/finding.hpp"
@@ -52,6 +54,14 @@ inline const char* toString(EntryPoint::Kind k) {
       return "library";
   }
   return "main_block";
+}
+
+/// The EntryPoint::Kind `toString` names; nullopt for any other text.
+inline std::optional<EntryPoint::Kind> entryPointKindFromString(std::string_view s) {
+  for (auto k : {EntryPoint::Kind::MainBlock, EntryPoint::Kind::ConsoleScript, EntryPoint::Kind::LaunchScript,
+                 EntryPoint::Kind::TestModule, EntryPoint::Kind::Library})
+    if (s == toString(k)) return k;
+  return std::nullopt;
 }
 
 /// A task phase as the pipeline's `plan.phases` declares it.

@@ -1,0 +1,36 @@
+#include "report/json_output.hpp"
+
+#include <fstream>
+
+namespace migrate::report {
+
+void writeIndented(std::ostream& out, const nlohmann::ordered_json& value, const std::string& indent) {
+  const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  for (char c : text) {
+    out << c;
+    if (c == '\n') out << indent;
+  }
+}
+
+Status writeFileAtomically(const std::filesystem::path& file,
+                           const std::function<void(std::ostream&)>& write) {
+  const std::filesystem::path tmp = file.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out)
+      return makeError("cannot write " + tmp.string() + ": check that the directory exists and is writable");
+    write(out);
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return makeError("writing " + tmp.string() + " failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) return makeError("cannot move " + tmp.string() + " to " + file.string() + ": " + ec.message());
+  return Ok{};
+}
+
+}  // namespace migrate::report
