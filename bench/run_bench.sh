@@ -13,6 +13,6 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python3 "$here/generate_tree.py" --out "$work/tree" --files "$files"
 "$cli" run "$here/../pipelines/full.yaml" --source "$work/tree" --output "$work/out" \
-  --stages analyze,plan,emit,report --set report.directory= --jobs "$jobs" 2>&1 |
+  --stages analyze,plan,emit,report --set 'report.directory=""' --jobs "$jobs" 2>&1 |
   grep -E "statistics|findings \(|^info: (plan|emit|report):" |
   sed -e 's/^info: //' -e 's/; kit: .*(/ (/'

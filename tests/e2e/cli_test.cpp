@@ -28,7 +28,7 @@ std::string fullPipeline() {
 /// `migrate-pipeline run` on full.yaml, the report in the output directory only (the tests'
 /// working directory stays clean; the report tests cover the default).
 std::string fullRun() {
-  return cli() + " run " + fullPipeline() + " --set report.directory=";
+  return cli() + " run " + fullPipeline() + " --set 'report.directory=\"\"'";
 }
 
 json readJson(const std::filesystem::path& p) {
@@ -167,7 +167,7 @@ TEST(Cli, PipelineErrorsExitWithUsageCode) {
   EXPECT_NE(s.output.find("--set jobs=x"), std::string::npos) << s.output;
   writeFile(dir / "opt.yaml", "version: 1\nsource: {path: .}\nplugins: {device: {options: {x: 1}}}\n");
   auto o = run(cli() + " run " + quote((dir / "opt.yaml").string()) + " --output " +
-               quote((dir / "o").string()) + " --set report.directory=");
+               quote((dir / "o").string()) + " --set 'report.directory=\"\"'");
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.output.find("opt.yaml:3:30: plugin device has no option 'x'"), std::string::npos) << o.output;
 }

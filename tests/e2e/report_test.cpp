@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 #include "support/sarif_validator.hpp"
 #include "support/test_support.hpp"
@@ -199,6 +200,25 @@ TEST_F(ReportExample, HasEverySectionOfTheSeedsInOrderAndNoUnrenderedTag) {
     at = found + s.size();
   }
   EXPECT_EQ(text.find("{{"), std::string::npos);
+  // The contents' links point at headings, by GitHub's anchor rule.
+  std::set<std::string> anchors;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("## ", 0) != 0) continue;
+    std::string slug;
+    for (char c : line.substr(3))
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
+        slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      else if (c == ' ')
+        slug += '-';
+    anchors.insert(slug);
+  }
+  std::size_t links = 0;
+  static const std::regex kLink(R"(\]\(#([^)]+)\))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kLink); it != std::sregex_iterator();
+       ++it, ++links)
+    EXPECT_EQ(anchors.count((*it)[1]), 1u) << (*it)[1];
+  EXPECT_EQ(links, 8u);
   EXPECT_EQ(text.find("Domain 7"), std::string::npos) << "phase_matrix has no rules, so no domain section";
   EXPECT_NE(text.find("_Not verified: the verify stage did not run: not selected"), std::string::npos);
 }
@@ -298,8 +318,8 @@ TEST_F(ReportExample, IsDeterministicAcrossRunsAndThreadCounts) {
   EXPECT_EQ(masked(readFile(again / "out" / test::todaysReport())), masked(report()));
   auto sarif = [](const fs::path& file) {  // without the run's start time
     json doc = json::parse(readFile(file));
-    for (auto& r : doc["runs"])
-      for (auto& i : r["invocations"]) i.erase("startTimeUtc");
+    for (auto& run_doc : doc["runs"])
+      for (auto& i : run_doc["invocations"]) i.erase("startTimeUtc");
     return doc;
   };
   EXPECT_TRUE(sarif(again / "out" / "findings.sarif") == sarif(out() / "findings.sarif"));
@@ -353,6 +373,35 @@ TEST(Report, WrittenWhenTheRunFailsEarlySayingWhichStageAndWhy) {
     copy.replace(at, 6, "](");
   EXPECT_EQ(readFile(dir / "out" / test::todaysReport()), copy) << "the copies differ only in the chart link";
   EXPECT_EQ(test::validateSarif(dir / "out" / "findings.sarif"), "") << "an empty SARIF log is still valid";
+}
+
+TEST(Report, AReportDirectoryThatCannotBeMadeFailsTheStageAndKeepsTheOutputDirectoryCopy) {
+  TempDir dir;
+  test::writeFile(dir / "a-file", "not a directory\n");
+  const auto r =
+      cliIn(dir.path(), "run " + fullPipeline() + " -q --source " + quote(kExample.string()) + " --output " +
+                            quote((dir / "out").string()) +
+                            " --set 'stages=[analyze, report]' --set report.directory=a-file/reports");
+  EXPECT_EQ(r.exit_code, 5) << r.output;
+  EXPECT_NE(r.output.find("cannot create the report directory"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the report is in"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out" / test::todaysReport()));
+  const json findings = json::parse(readFile(dir / "out" / "findings.json"));
+  EXPECT_EQ(findings["run"]["stages"][4]["status"], "failed");
+}
+
+TEST(Report, AnEmptyReportDirectoryMeansTheOutputDirectoryOnly) {
+  TempDir dir;
+  const auto r =
+      cliIn(dir.path(), "run " + fullPipeline() + " -q --source " + quote(kExample.string()) +
+                            " --output out --set 'stages=[analyze, report]' --set 'report.directory=\"\"'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out" / test::todaysReport()));
+  EXPECT_FALSE(fs::exists(dir / test::todaysReport()));
+  const std::string text = readFile(dir / "out" / test::todaysReport());
+  EXPECT_NE(text.find("_Not available: the emit stage did not run: not selected"), std::string::npos);
+  EXPECT_NE(text.find("| Adaptation Status | ❌ Adaptation Failed |"), std::string::npos)
+      << "nothing was adapted";
 }
 
 TEST(Report, ReportCommandNeedsARunsOutputDirectory) {

@@ -167,9 +167,7 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
   readVerifySpec(r, doc["verify"], doc["targets"], spec);
   if (const YAML::Node report = doc["report"]) {
     r.checkKeys(report, {"directory", "max_items"}, "report");
-    if (report["directory"])  // `--set report.directory=` (null) means the output directory only
-      spec.report.directory =
-          report["directory"].IsNull() ? "" : r.string(report["directory"], "report.directory");
+    if (report["directory"]) spec.report.directory = r.string(report["directory"], "report.directory");
     if (report["max_items"]) {
       const long long n = r.integer(report["max_items"], "report.max_items");
       if (n < 1 || n > 1000000) r.fail(report["max_items"], "report.max_items must be between 1 and 1000000");

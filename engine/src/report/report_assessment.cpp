@@ -234,6 +234,7 @@ void addAssessment(const ReportInput& in, sdk::TemplateData& data) {
                                        ? "the phase_matrix plugin is not in the pipeline, so there are no "
                                          "phases, goals or verdict"
                                        : oneLine(in.missing("plan")));
+  data.set("assessment_anchor", anchorOf("8. " + in.project + " Ascend NPU Migration Assessment"));
   addDomains(in, data);
   data.setEmptyList("risks");
   std::size_t shown = 0;

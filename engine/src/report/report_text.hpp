@@ -72,6 +72,22 @@ inline std::string number(double value) {
   return s == "-0" ? "0" : s;
 }
 
+/// The anchor a Markdown renderer (GitHub's) gives a heading: lower case, spaces to hyphens,
+/// punctuation other than hyphens and underscores dropped (bytes of UTF-8 characters kept).
+inline std::string anchorOf(std::string_view heading) {
+  std::string out;
+  for (char c : heading) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c - 'A' + 'a');
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || u >= 0x80)
+      out += c;
+    else if (c == ' ')
+      out += '-';
+  }
+  return out;
+}
+
 /// "1 place" / "3 places".
 inline std::string plural(std::size_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);

@@ -124,8 +124,6 @@ std::string verifySummary(const VerifyResult& v) {
   return line;
 }
 
-/// The report stage: records itself in the model and says whether it wrote everything. Runs
-/// also after an earlier stage failed, so that the report says which and why.
 /// Peak resident memory of the process so far, in MB.
 double peakRssMb() {
   rusage usage{};
@@ -154,6 +152,8 @@ void setStage(MigrationModel& model, StageRecord record) {
   model.stages.push_back(std::move(record));
 }
 
+/// The report stage: records itself in the model and says whether it wrote everything. Runs
+/// also after an earlier stage failed, so that the report says which and why.
 bool reportStage(MigrationModel& model, const PipelineSpec& spec, const fs::path& out, spdlog::logger& log) {
   if (std::find(spec.stages.begin(), spec.stages.end(), "report") == spec.stages.end()) {
     setStage(model, {"report", "skipped", "not selected in the pipeline's stages", 0});
