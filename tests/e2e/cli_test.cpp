@@ -116,6 +116,10 @@ TEST(Cli, FindingsJsonMatchesThePublishedSchema) {
       "bad=json.loads(json.dumps(doc)); bad['findings'][0]['line']=0\n"
       "errors=list(jsonschema.Draft202012Validator(schema).iter_errors(bad))\n"
       "assert errors, 'schema accepted line 0'\n"
+      "assert {f['rule_id'] for f in doc['findings']} == {r['id'] for r in doc['rules']}, 'rules != fired "
+      "rules'\n"
+      "bad=json.loads(json.dumps(doc)); bad['rules'][0]['severity']='severe'\n"
+      "assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad)), 'schema accepted a bad rule'\n"
       "print('valid')\n";
   writeFile(out / "validate.py", script);
   auto v = run("/usr/bin/python3 " + quote((out / "validate.py").string()) + " " +

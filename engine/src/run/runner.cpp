@@ -193,6 +193,10 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
   model.pipeline_name = spec.name;
   model.pipeline_file = spec.file.string();
   model.started_at = utcNow();
+  // What the run was asked to analyse, kept when the source cannot be acquired.
+  model.source.kind = spec.source.url.empty() ? "path" : "git";
+  model.source.location = spec.source.url.empty() ? spec.source.path : spec.source.url;
+  model.source.ref = spec.source.ref;
   log->info("pipeline {} ({}), output {}", spec.name, spec.file.string(), out.string());
   {  // The effective pipeline, for `migrate-pipeline verify OUTPUT_DIR` and for the record.
     std::ofstream dump(out / "pipeline.yaml", std::ios::binary | std::ios::trunc);
