@@ -334,8 +334,10 @@ TEST(Sarif, GitSourceHasProvenanceWithoutCredentials) {
   EXPECT_EQ(writeAndRead(scp, dir, "scp.sarif")["runs"][0]["versionControlProvenance"][0]["repositoryUri"],
             "ssh://git@example.com/org/my%20repo.git");
   MigrationModel local = sampleModel();
-  local.source = {"path", "/home/someone/repo", "", "0123", {}};
+  local.source = {"path", "/srv/checkouts/repo", "", "0123", {}};
   EXPECT_FALSE(writeAndRead(local, dir, "local.sarif")["runs"][0].contains("versionControlProvenance"));
+  EXPECT_EQ(test::readFile(dir / "local.sarif").find("/srv/checkouts"), std::string::npos)
+      << "a local checkout's path stays out of the log";
 }
 
 TEST(Sarif, RulesCarryDescriptionsHelpLevelsAndProperties) {

@@ -87,11 +87,7 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
                     {"bytes", m.inventory.bytes},
                     {"skipped", m.inventory.skipped}};
   out << "{";
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    out << "\n  " << ordered_json(it.key()).dump() << ": ";
-    report::writeIndented(out, it.value(), "  ");
-    out << ",";
-  }
+  report::writeMembers(out, j, "  ");
   out << "\n";
   writeArray(out, "findings", m.findings, findingJson);
   out << ",\n";

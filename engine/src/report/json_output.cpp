@@ -12,6 +12,14 @@ void writeIndented(std::ostream& out, const nlohmann::ordered_json& value, const
   }
 }
 
+void writeMembers(std::ostream& out, const nlohmann::ordered_json& object, const std::string& indent) {
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    out << "\n" << indent << nlohmann::ordered_json(it.key()).dump() << ": ";
+    writeIndented(out, it.value(), indent);
+    out << ",";
+  }
+}
+
 Status writeFileAtomically(const std::filesystem::path& file,
                            const std::function<void(std::ostream&)>& write) {
   const std::filesystem::path tmp = file.string() + ".tmp";

@@ -17,6 +17,10 @@ namespace migrate::report {
 /// invalid UTF-8 (a finding's `api` text from a Latin-1 source) is replaced, never fatal.
 void writeIndented(std::ostream& out, const nlohmann::ordered_json& value, const std::string& indent);
 
+/// Writes each member of `object` as a line `<indent>"key": value,` (each line after a newline):
+/// the head of an object whose remaining members are streamed after it.
+void writeMembers(std::ostream& out, const nlohmann::ordered_json& object, const std::string& indent);
+
 /// Writes `file` through `file` + ".tmp" and a rename; the temporary file is removed when
 /// writing fails (disk full), and an earlier `file` is then left as it was.
 Status writeFileAtomically(const std::filesystem::path& file,

@@ -108,10 +108,12 @@ AdaptationStatus adaptationStatus(const MigrationModel& model, const std::vector
   const VerifyResult& v = model.verify;
   const StageRecord* vs = stageRecord(model, "verify");
   if (!v.computed) {
-    partial.push_back(vs && vs->status == "failed"
-                          ? "the verification could not start: " + vs->detail
-                          : std::string("the adaptation was not verified (the verify "
-                                        "stage is not in the pipeline's stages)"));
+    if (!vs)
+      partial.push_back("the adaptation was not verified (the run stopped before the verify stage)");
+    else if (vs->status == "failed")
+      partial.push_back("the verification could not start: " + vs->detail);
+    else
+      partial.push_back("the adaptation was not verified (the verify stage did not run: " + vs->detail + ")");
   } else if (v.status != "completed") {
     partial.push_back("the verification could not run on " + v.host + " (" + v.status + "): " + v.detail);
   } else {

@@ -369,11 +369,7 @@ void writeRun(std::ostream& out, const MigrationModel& m, const Layout& layout, 
   head["properties"] = {{"pipeline", m.pipeline_name}};
 
   out << "    {";
-  for (auto it = head.begin(); it != head.end(); ++it) {
-    out << "\n      " << ordered_json(it.key()).dump() << ": ";
-    report::writeIndented(out, it.value(), "      ");
-    out << ",";
-  }
+  report::writeMembers(out, head, "      ");
   // One result per line: a run with 100k findings stays a readable, diffable file, and only one
   // result exists as JSON at a time.
   out << "\n      \"results\": [";
