@@ -161,7 +161,7 @@ TEST(ReportFacts, RepairSuggestionsMatchStageAndCheck) {
 
 TEST(ReportFacts, AFullyAdaptedRunRendersAsSuccessful) {
   const MigrationModel m = fullyAdapted();
-  ReportContext context{"CodeReview_Results_2026-01-02.md", "2026-01-02", "2026-01-02 03:04:05 UTC+00:00", "",
+  ReportContext context{"CodeReview_Results_2026-01-02.md", "2026-01-02", "2026-01-02 03:04:05 UTC+00:00",
                         200};
   auto text = emit::TemplateStore().render("report.md", reportData(m, context), "proj");
   ASSERT_TRUE(text) << text.error().message;

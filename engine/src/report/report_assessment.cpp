@@ -22,31 +22,18 @@ const std::vector<std::pair<std::string, std::string>>& knownDomains() {
   return domains;
 }
 
-const sdk::GoalResult& chosenGoal(const sdk::Assessment& a) {
-  for (const auto& g : a.goals)
-    if (g.name == a.chosen_goal) return g;
-  return a.full;
-}
-
 /// Effort of the places of a bottleneck the emit stage left.
 double remainingDays(const BottleneckState& s) {
-  const std::size_t left = s.places - std::min(s.fixed, s.places);
+  const std::size_t left = s.left();
   if (left == 0) return 0;
   return s.bottleneck->effort_first + s.bottleneck->effort_each * static_cast<double>(left - 1);
 }
 
 std::string bottleneckLine(const BottleneckState& s) {
   const sdk::Bottleneck& b = *s.bottleneck;
-  const std::size_t left = s.places - std::min(s.fixed, s.places);
+  const std::size_t left = s.left();
   return b.id + " " + oneLine(b.title) + ": " + plural(left, "place", "places") + ", " +
          number(remainingDays(s)) + " person-days (" + sdk::toString(b.difficulty) + " difficulty)";
-}
-
-std::string joined(const std::vector<std::string>& items, std::size_t max, const std::string& more) {
-  std::string out;
-  for (std::size_t i = 0; i < items.size() && i < max; ++i) out += (out.empty() ? "" : ", ") + items[i];
-  if (items.size() > max) out += " and " + std::to_string(items.size() - max) + " more" + more;
-  return out;
 }
 
 void addDomains(const ReportInput& in, sdk::TemplateData& data) {
@@ -59,7 +46,6 @@ void addDomains(const ReportInput& in, sdk::TemplateData& data) {
   for (const auto& [id, title] : knownDomains()) others.erase(id);
   others.erase("");
   for (const std::string& d : others) domains.emplace_back(d, d);
-  const std::set<std::size_t> fixed(m.emit.fixed_findings.begin(), m.emit.fixed_findings.end());
   std::map<std::string, const RuleRecord*> rules;
   for (const RuleRecord& r : m.rules) rules[r.info.id] = &r;
   int n = 0;
@@ -76,12 +62,12 @@ void addDomains(const ReportInput& in, sdk::TemplateData& data) {
       if (f.domain != domain) continue;
       RuleCount& rc = by_rule[f.rule_id];
       ++rc.places;
-      rc.fixed += fixed.count(i);
+      rc.fixed += m.emit.isFixed(i);
       if (rc.alternative.empty()) rc.alternative = f.npu_alternative;
       if (rc.message.empty()) rc.message = f.message;
       files.insert(f.file);
       serious += f.severity != sdk::Severity::Info ? 1 : 0;
-      fixed_here += fixed.count(i);
+      fixed_here += m.emit.isFixed(i);
     }
     std::size_t bottlenecks = 0;
     double days = 0;
@@ -177,8 +163,7 @@ void addFollowUp(const ReportInput& in, sdk::TemplateData& data) {
       data.addItem("short_term")
           .set("text",
                oneLine("Fix the failed verification check " + c.stage + "/" + c.check + " (section 5.5)."));
-  std::size_t skipped = 0;
-  for (const CheckResult& c : v.checks) skipped += c.status == "skipped" && c.stage != "benchmark" ? 1 : 0;
+  const std::size_t skipped = skippedChecks(v).size();
   if (!v.computed || v.status != "completed" || skipped)
     data.addItem("short_term")
         .set("text",
@@ -194,7 +179,7 @@ void addFollowUp(const ReportInput& in, sdk::TemplateData& data) {
   // Remaining bottlenecks: those the chosen goal needs first, then the rest, by cumulative effort.
   std::set<std::string> goal_ids;
   if (const auto& a = m.plan.assessment)
-    goal_ids.insert(chosenGoal(*a).bottlenecks.begin(), chosenGoal(*a).bottlenecks.end());
+    goal_ids.insert(a->chosen().bottlenecks.begin(), a->chosen().bottlenecks.end());
   std::vector<const BottleneckState*> open;
   for (const BottleneckState& s : in.states)
     if (!s.adapted()) open.push_back(&s);
@@ -255,7 +240,7 @@ void addAssessment(const ReportInput& in, sdk::TemplateData& data) {
   }
   if (!m.plan.assessment) return;
   const sdk::Assessment& a = *m.plan.assessment;
-  const sdk::GoalResult& g = chosenGoal(a);
+  const sdk::GoalResult& g = a.chosen();
   auto& item = data.addItem("assessment");
   item.set("verdict", g.verdict).set("weeks", number(g.effort_weeks)).set("days", number(g.effort_days));
   item.set("goal_title", oneLine(g.title))

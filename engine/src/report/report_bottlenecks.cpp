@@ -5,7 +5,6 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <set>
 #include <tuple>
 
 #include "report/report_sections.hpp"
@@ -109,14 +108,12 @@ std::optional<Snippet> snippetOf(const std::filesystem::path& root, const sdk::F
 }
 
 std::string placesOf(const ReportInput& in, const sdk::Bottleneck& b) {
-  std::string out;
-  for (std::size_t k = 0; k < b.findings.size() && k < kPlacesShown; ++k) {
-    const sdk::Finding& f = in.model.findings[b.findings[k]];
-    out += (out.empty() ? "" : ", ") + code(f.file + ":" + std::to_string(f.range.line));
+  std::vector<std::string> places;
+  for (std::size_t i : b.findings) {
+    const sdk::Finding& f = in.model.findings[i];
+    places.push_back(code(f.file + ":" + std::to_string(f.range.line)));
   }
-  if (b.findings.size() > kPlacesShown)
-    out += " and " + std::to_string(b.findings.size() - kPlacesShown) + " more (findings.json)";
-  return out;
+  return joined(places, kPlacesShown, " (findings.json)");
 }
 
 std::string statusOf(const BottleneckState& s) {
@@ -132,13 +129,11 @@ void addBottleneck(const ReportInput& in, const BottleneckState& state, sdk::Tem
   const sdk::Bottleneck& b = *state.bottleneck;
   const bool valid = std::all_of(b.findings.begin(), b.findings.end(),
                                  [&](std::size_t i) { return i < in.model.findings.size(); });
-  std::string apis;
-  for (std::size_t k = 0; k < b.apis.size() && k < kPlacesShown; ++k)
-    apis += (apis.empty() ? "" : ", ") + code(b.apis[k]);
-  if (b.apis.size() > kPlacesShown) apis += " and " + std::to_string(b.apis.size() - kPlacesShown) + " more";
+  std::vector<std::string> apis;
+  for (const std::string& api : b.apis) apis.push_back(code(api));
   item.set("id", b.id).set("title", oneLine(b.title));
   item.set("places", valid ? placesOf(in, b) : "—");
-  item.set("apis", apis.empty() ? "—" : apis);
+  item.set("apis", apis.empty() ? "—" : joined(apis, kPlacesShown));
   const sdk::Finding* first = valid && !b.findings.empty() ? &in.model.findings[b.findings.front()] : nullptr;
   item.set("description", oneLine(first ? first->message : b.title));
   item.set("npu_alternative", oneLine(b.npu_alternative.empty() ? "none known" : b.npu_alternative));
@@ -151,13 +146,13 @@ void addBottleneck(const ReportInput& in, const BottleneckState& state, sdk::Tem
   item.set("status", statusOf(state));
   if (!first) return;
   // The code: the first place the tool fixed, else the first place.
-  const std::set<std::size_t> fixed(in.model.emit.fixed_findings.begin(), in.model.emit.fixed_findings.end());
+  const sdk::Finding* const findings = in.model.findings.data();
   for (std::size_t i : b.findings)
-    if (fixed.count(i)) {
-      first = &in.model.findings[i];
+    if (in.model.emit.isFixed(i)) {
+      first = &findings[i];
       break;
     }
-  const bool first_fixed = fixed.count(static_cast<std::size_t>(first - in.model.findings.data())) > 0;
+  const bool first_fixed = in.model.emit.isFixed(static_cast<std::size_t>(first - findings));
   std::vector<sdk::Edit> edits = first->edits;
   if (first_fixed) {  // the line as the adapted tree has it: every fixed finding of the file
     edits.clear();
@@ -165,14 +160,13 @@ void addBottleneck(const ReportInput& in, const BottleneckState& state, sdk::Tem
         std::equal_range(in.model.findings.begin(), in.model.findings.end(), *first,
                          [](const sdk::Finding& x, const sdk::Finding& y) { return x.file < y.file; });
     for (auto it = lo; it != hi; ++it)
-      if (fixed.count(static_cast<std::size_t>(it - in.model.findings.begin())))
+      if (in.model.emit.isFixed(static_cast<std::size_t>(it - in.model.findings.begin())))
         edits.insert(edits.end(), it->edits.begin(), it->edits.end());
   }
   const auto snippet = snippetOf(in.model.source.root, *first, std::move(edits));
   item.setFlag("has_code", snippet.has_value());
   if (!snippet) return;
-  const bool applied =
-      !snippet->after.empty() && fixed.count(static_cast<std::size_t>(first - in.model.findings.data()));
+  const bool applied = !snippet->after.empty() && first_fixed;
   item.set("code_place", code(first->file + ":" + std::to_string(first->range.line)));
   item.set("code_lang", languageOf(first->file));
   item.set("fence", fenceFor(snippet->before + "\n" + snippet->after));

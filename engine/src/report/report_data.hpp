@@ -8,12 +8,12 @@
 
 namespace migrate::report {
 
-/// What the report needs besides the model: its name, dates and where its chart is.
+/// What the report needs besides the model: its name and dates. The chart's link (`chart`, relative
+/// to the report's directory) is set by the caller, which knows where each copy goes.
 struct ReportContext {
   std::string file_name;     ///< CodeReview_Results_YYYY-MM-DD.md
   std::string review_date;   ///< YYYY-MM-DD (the run's date)
   std::string generated_at;  ///< YYYY-MM-DD HH:mm:ss with the UTC offset
-  std::string chart_link;    ///< the chart relative to the report; empty: no chart
   int max_items = 200;       ///< rows of a long list
 };
 

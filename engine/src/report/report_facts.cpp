@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <map>
 #include <regex>
-#include <set>
 
 std::string_view migrateEmbeddedData(std::string_view name);
 
@@ -20,16 +19,25 @@ struct Repair {
   std::string suggestion;
 };
 
-const std::vector<Repair>& repairs() {
-  static const std::vector<Repair> list = [] {
-    std::vector<Repair> out;
+/// engine/data/verify_repairs.yaml, read once.
+struct RepairData {
+  std::vector<Repair> repairs;
+  std::vector<TroubleshootingRow> troubleshooting;
+};
+
+const RepairData& repairData() {
+  static const RepairData data = [] {
+    RepairData out;
     const YAML::Node doc = YAML::Load(std::string(migrateEmbeddedData("data/verify_repairs.yaml")));
     for (const auto& r : doc["repairs"])
-      out.push_back({std::regex(r["stage"].as<std::string>()), std::regex(r["check"].as<std::string>()),
-                     r["suggestion"].as<std::string>()});
+      out.repairs.push_back({std::regex(r["stage"].as<std::string>()),
+                             std::regex(r["check"].as<std::string>()), r["suggestion"].as<std::string>()});
+    for (const auto& r : doc["troubleshooting"])
+      out.troubleshooting.push_back(
+          {r["issue"].as<std::string>(), r["cause"].as<std::string>(), r["solution"].as<std::string>()});
     return out;
   }();
-  return list;
+  return data;
 }
 
 const StageRecord* stageRecord(const MigrationModel& model, const std::string& name) {
@@ -65,13 +73,12 @@ const std::string& groupOf(const std::string& rule_id, const std::string& domain
 }
 
 std::vector<BottleneckState> bottleneckStates(const MigrationModel& model) {
-  const std::set<std::size_t> fixed(model.emit.fixed_findings.begin(), model.emit.fixed_findings.end());
   std::vector<BottleneckState> states;
   for (const sdk::Bottleneck& b : model.plan.bottlenecks) {
     BottleneckState s;
     s.bottleneck = &b;
     s.places = b.findings.size();
-    for (std::size_t i : b.findings) s.fixed += fixed.count(i);
+    for (std::size_t i : b.findings) s.fixed += model.emit.isFixed(i);
     s.group = groupOf(b.rule_id, b.domain);
     states.push_back(std::move(s));
   }
@@ -120,14 +127,10 @@ AdaptationStatus adaptationStatus(const MigrationModel& model, const std::vector
     const std::size_t bad = v.count("failed") + v.count("error");
     if (bad) failed.push_back(plural(bad, "verification check", "verification checks") + " failed");
     std::vector<std::string> skipped;
-    for (const CheckResult& c : v.checks)
-      if (c.status == "skipped" && c.stage != "benchmark") skipped.push_back(c.stage + "/" + c.check);
-    if (!skipped.empty()) {
-      std::string names;
-      for (const std::string& s : skipped) names += (names.empty() ? "" : ", ") + s;
+    for (const CheckResult* c : skippedChecks(v)) skipped.push_back(c->stage + "/" + c->check);
+    if (!skipped.empty())
       partial.push_back(plural(skipped.size(), "verification check was", "verification checks were") +
-                        " skipped, so the adaptation is not verified on an NPU: " + names);
-    }
+                        " skipped, so the adaptation is not verified on an NPU: " + joined(skipped));
   }
   AdaptationStatus status;
   if (!failed.empty()) {
@@ -164,19 +167,18 @@ std::vector<std::pair<std::string, double>> effortPerPhase(const MigrationModel&
 }
 
 const std::vector<TroubleshootingRow>& troubleshooting() {
-  static const std::vector<TroubleshootingRow> rows = [] {
-    std::vector<TroubleshootingRow> out;
-    const YAML::Node doc = YAML::Load(std::string(migrateEmbeddedData("data/verify_repairs.yaml")));
-    for (const auto& r : doc["troubleshooting"])
-      out.push_back(
-          {r["issue"].as<std::string>(), r["cause"].as<std::string>(), r["solution"].as<std::string>()});
-    return out;
-  }();
-  return rows;
+  return repairData().troubleshooting;
+}
+
+std::vector<const CheckResult*> skippedChecks(const VerifyResult& verify) {
+  std::vector<const CheckResult*> out;
+  for (const CheckResult& c : verify.checks)
+    if (c.status == "skipped" && c.stage != "benchmark") out.push_back(&c);
+  return out;
 }
 
 std::string repairSuggestion(const std::string& stage, const std::string& check) {
-  for (const Repair& r : repairs())
+  for (const Repair& r : repairData().repairs)
     if (std::regex_match(stage, r.stage) && std::regex_match(check, r.check)) return r.suggestion;
   return "Read the check's output and the run's verify/verify.log.";
 }

@@ -18,6 +18,7 @@ struct BottleneckState {
   std::size_t fixed = 0;  ///< places whose fix the emit stage applied
   std::string group;      ///< id of its report group
   bool adapted() const { return places > 0 && fixed == places; }
+  std::size_t left() const { return places - fixed; }  ///< places still to do
 };
 
 /// "fully" | "partially" | "failed", with the reasons that decide it, one sentence each.
@@ -51,6 +52,10 @@ AdaptationStatus adaptationStatus(const MigrationModel& model, const std::vector
 /// Person-days per active phase of the assessment: for each bottleneck with k of its places
 /// reached by the phase, effort_first + effort_each × (k − 1). Empty without an assessment.
 std::vector<std::pair<std::string, double>> effortPerPhase(const MigrationModel& model);
+
+/// The checks the verification skipped, a disabled benchmark aside: on a host without an NPU,
+/// the NPU checks (a fully adapted status needs none).
+std::vector<const CheckResult*> skippedChecks(const VerifyResult& verify);
 
 /// The repair suggestion for a failed check (engine/data/verify_repairs.yaml).
 std::string repairSuggestion(const std::string& stage, const std::string& check);

@@ -1,7 +1,6 @@
 /// Sections 4 (adaptation code list), 5 (verification results) and 6 (adaptation guide).
 
 #include <map>
-#include <set>
 
 #include "report/report_sections.hpp"
 #include "report/report_text.hpp"
@@ -31,10 +30,9 @@ std::string functionOf(const EmittedFile& f, const MigrationModel& m) {
       {"verify_config.json", "What the verification imports, tests and compares"},
       {"adapted/", "The adapted copy of the repository"}};
   if (f.path == "npu_ops.py") {
-    std::string sections;
-    for (const std::string& s : m.emit.npu_ops_sections) sections += (sections.empty() ? "" : ", ") + s;
+    const auto& sections = m.emit.npu_ops_sections;
     return "NPU operator wrappers that keep the original interfaces" +
-           (sections.empty() ? std::string() : " (" + sections + ")");
+           (sections.empty() ? std::string() : " (" + joined(sections) + ")");
   }
   if (const auto it = kByPath.find(f.path); it != kByPath.end()) return it->second;
   if (f.kind.rfind("plugin:", 0) == 0) return "Written by the " + f.kind.substr(7) + " plugin";
@@ -169,9 +167,8 @@ void addIssueSummary(const ReportInput& in, sdk::TemplateData& data) {
   row("Unresolved bottlenecks, low difficulty", open[sdk::Level::Low], "Low");
   const VerifyResult& v = in.model.verify;
   row("Failed verification checks", v.count("failed") + v.count("error"), "High");
-  std::size_t skipped = 0;
-  for (const CheckResult& c : v.checks) skipped += c.status == "skipped" && c.stage != "benchmark" ? 1 : 0;
-  row("Verification checks skipped (need an NPU host or a component that is missing)", skipped, "Medium");
+  row("Verification checks skipped (need an NPU host or a component that is missing)",
+      skippedChecks(v).size(), "Medium");
   row("Diagnostics (files not analysed, plugin problems)", in.model.diagnostics.size(), "Low");
 }
 

@@ -14,13 +14,6 @@ const char* badge(const std::string& level) {
   return "❌ Adaptation Failed";
 }
 
-/// The goal the assessment leads with (plan.goal), else the full migration.
-const sdk::GoalResult* chosenGoal(const sdk::Assessment& a) {
-  for (const auto& g : a.goals)
-    if (g.name == a.chosen_goal) return &g;
-  return &a.full;
-}
-
 std::string verificationLine(const ReportInput& in) {
   const VerifyResult& v = in.model.verify;
   if (!v.computed) return cell("not run: " + in.missing("verify"));
@@ -69,7 +62,7 @@ void addSummary(const ReportInput& in, sdk::TemplateData& data) {
   data.set("findings_fixed", std::to_string(m.emit.fixed_findings.size()));
   data.set("manual_total", std::to_string(m.emit.manual_work.size()));
   if (const auto& a = m.plan.assessment) {
-    const sdk::GoalResult* g = chosenGoal(*a);
+    const sdk::GoalResult* g = &a->chosen();
     data.set("feasibility", cell(g->verdict + " (" + g->title + "); full migration: " + a->full.verdict));
     data.set("effort",
              cell(number(g->effort_weeks) + " weeks (" + number(g->effort_days) + " person-days) for " +
@@ -94,7 +87,6 @@ void addSummary(const ReportInput& in, sdk::TemplateData& data) {
           .set("status", s.status)
           .set("detail", oneLine(s.detail));
   }
-  if (!in.context.chart_link.empty()) data.set("chart", in.context.chart_link);
 }
 
 void addCodeAnalysis(const ReportInput& in, sdk::TemplateData& data) {
@@ -130,31 +122,24 @@ void addCodeAnalysis(const ReportInput& in, sdk::TemplateData& data) {
         .set("description", cell(c.description));
   st.setEmptyList("entry_points");
   for (const sdk::EntryPoint& e : s.entry_points) {
-    std::string labels;
-    for (const std::string& l : e.labels) labels += (labels.empty() ? "" : ", ") + l;
     st.addItem("entry_points")
         .set("name", cell(e.name))
         .set("kind", std::string(sdk::toString(e.kind)) + (e.launcher.empty() ? "" : " (" + e.launcher + ")"))
         .set("file", cell(e.file))
-        .set("labels", cell(labels));
+        .set("labels", cell(joined(e.labels)));
   }
   st.setFlag("has_models", !s.models.empty());
   for (const ModelClass& mc : s.models) {
     std::string layers;
     for (const auto& [category, types] : mc.layers) {
-      std::string list;
-      for (const std::string& t : types) list += (list.empty() ? "" : ", ") + t;
-      layers += (layers.empty() ? "" : "; ") + category + ": " + list;
+      layers += (layers.empty() ? "" : "; ") + category + ": " + joined(types);
     }
-    std::string subs, ops;
-    for (const std::string& x : mc.submodules) subs += (subs.empty() ? "" : ", ") + x;
-    for (const std::string& x : mc.custom_ops) ops += (ops.empty() ? "" : ", ") + x;
     st.addItem("models")
         .set("name", cell(mc.name))
         .set("where", cell(mc.path + ":" + std::to_string(mc.line)))
         .set("layers", cell(layers))
-        .set("submodules", cell(subs))
-        .set("custom_ops", cell(ops));
+        .set("submodules", cell(joined(mc.submodules)))
+        .set("custom_ops", cell(joined(mc.custom_ops)));
   }
 
   // Dependencies: the libraries the code imports or the project declares, with the replacement

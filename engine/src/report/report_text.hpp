@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace migrate::report {
 
@@ -85,6 +86,15 @@ inline std::string anchorOf(std::string_view heading) {
     else if (c == ' ')
       out += '-';
   }
+  return out;
+}
+
+/// `items` separated by ", ", at most `max` of them, then " and N more" + `more`.
+inline std::string joined(const std::vector<std::string>& items, std::size_t max = SIZE_MAX,
+                          std::string_view more = "") {
+  std::string out;
+  for (std::size_t i = 0; i < items.size() && i < max; ++i) out += (i ? ", " : "") + items[i];
+  if (items.size() > max) out += " and " + std::to_string(items.size() - max) + " more" + std::string(more);
   return out;
 }
 

@@ -1,7 +1,6 @@
 #include "report/reporter.hpp"
 
-#include <fstream>
-#include <set>
+#include <map>
 
 #include "emit/emitter.hpp"
 #include "emit/template_store.hpp"
@@ -46,11 +45,10 @@ Status writeAtomically(const fs::path& file, const std::string& text) {
 std::vector<report::ChartPanel> chartPanels(const MigrationModel& model) {
   const std::vector<std::string> order{"deps",       "device",      "attention",
                                        "custom_ops", "distributed", "precision"};
-  const std::set<std::size_t> fixed(model.emit.fixed_findings.begin(), model.emit.fixed_findings.end());
   std::map<std::string, std::pair<double, double>> per_domain;
   for (std::size_t i = 0; i < model.findings.size(); ++i) {
     auto& [done, left] = per_domain[model.findings[i].domain];
-    (fixed.count(i) ? done : left) += 1;
+    (model.emit.isFixed(i) ? done : left) += 1;
   }
   report::ChartPanel findings{"Findings per domain", "findings", {"fixed automatically", "remaining"}, {}};
   for (const std::string& d : order)
@@ -104,10 +102,12 @@ Result<ReportOutputs> writeReport(const MigrationModel& model, const PipelineSpe
   context.generated_at = generationTime(now);
   context.max_items = spec.report.max_items;
   const emit::TemplateStore templates(spec.emit.templates);
-  auto render = [&](const fs::path& dir) -> Result<std::string> {
-    context.chart_link = linkTo(outputs.chart, dir);
-    const sdk::TemplateData data = report::reportData(model, context);
-    return templates.render("report.md", data, data.find("project") ? data.find("project")->text : "");
+  // The copies differ only in the chart's link, relative to where each copy is.
+  sdk::TemplateData data = report::reportData(model, context);
+  const std::string project = data.find("project")->text;
+  auto render = [&](const fs::path& dir) {
+    data.set("chart", linkTo(outputs.chart, dir));
+    return templates.render("report.md", data, project);
   };
 
   removeStaleReports(out, context.file_name);

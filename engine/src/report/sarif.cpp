@@ -334,9 +334,7 @@ ordered_json resultJson(const MigrationModel& m, const Layout& layout, std::size
                         {"effort_days", f.effort_days},
                         {"phases", f.phases},
                         {"autofix", f.autofix()}};
-  if (m.emit.computed)
-    props["fix_applied"] =
-        std::binary_search(m.emit.fixed_findings.begin(), m.emit.fixed_findings.end(), index);
+  if (m.emit.computed) props["fix_applied"] = m.emit.isFixed(index);
   if (!f.details.empty()) {
     ordered_json details = ordered_json::object();
     for (const auto& [k, v] : f.details) details[k] = v;

@@ -87,10 +87,8 @@ std::string planSummary(const MigrationModel& model) {
   std::string line = std::to_string(model.plan.bottlenecks.size()) + " bottlenecks, " +
                      std::to_string(model.plan.structure.entry_points.size()) + " entry points";
   if (const auto& a = model.plan.assessment) {
-    const sdk::GoalResult* chosen = &a->full;
-    for (const auto& g : a->goals)
-      if (g.name == a->chosen_goal) chosen = &g;
-    line += "; " + chosen->title + ": " + chosen->verdict + ", " + fmt::format("{:g}", chosen->effort_weeks) +
+    const sdk::GoalResult& chosen = a->chosen();
+    line += "; " + chosen.title + ": " + chosen.verdict + ", " + fmt::format("{:g}", chosen.effort_weeks) +
             " weeks (full migration: " + a->full.verdict + ", " + fmt::format("{:g}", a->full.effort_weeks) +
             " weeks)";
   } else {

@@ -1,6 +1,7 @@
 #pragma once
 /// The MigrationModel: what a run knows. Each stage reads it and adds its own part.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,6 +73,10 @@ struct EmitResult {
   std::size_t findings_fixed = 0;
   std::size_t conflicts = 0;                ///< findings whose edits overlapped others (manual work instead)
   std::vector<std::size_t> fixed_findings;  ///< indices into MigrationModel::findings, ascending
+  /// Whether the emit stage applied the fix of finding `index`.
+  bool isFixed(std::size_t index) const {
+    return std::binary_search(fixed_findings.begin(), fixed_findings.end(), index);
+  }
   /// Adapted modules the verification imports (dotted names): modules inside a directory or
   /// with a `__main__` guard, so that importing runs no script; never setup.py.
   std::vector<std::string> modules;

@@ -156,6 +156,13 @@ struct Assessment {
   std::string chosen_goal;                   ///< `plan.goal`
   std::vector<std::string> unreached_files;  ///< files with findings no entry point reaches
   std::vector<std::string> notes;
+
+  /// The goal `chosen_goal` names, else the full migration.
+  const GoalResult& chosen() const {
+    for (const GoalResult& g : goals)
+      if (g.name == chosen_goal) return g;
+    return full;
+  }
 };
 
 /// Handed to Plugin::plan once per run, after analysis and the engine's own plan passes.
