@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "migrate/engine/fleet.hpp"
 #include "migrate/engine/pipeline.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "migrate/engine/runner.hpp"
@@ -142,7 +143,8 @@ int main(int argc, char** argv) {
                                         MIGRATE_TOOLCHAIN_TAG + ")");
   app.footer(
       "Exit codes: 0 success, 2 usage or pipeline error, 3 source not acquired, 4 plugin error, "
-      "5 a stage failed (earlier outputs kept).");
+      "5 a stage failed (earlier outputs kept); fleet: 6 some repositories failed, 7 the fleet directory is "
+      "busy, 8 the fleet store cannot be used, 128+N interrupted by signal N.");
 
   std::string pipeline;
   OverrideFlags run_flags;
@@ -181,6 +183,44 @@ int main(int argc, char** argv) {
   dump->add_option("pipeline", dump_file, "Pipeline YAML file")->required();
   dump_flags.add(dump);
 
+  auto* fleet = app.add_subcommand("fleet", "Many repositories, every night: run, status, history, merge");
+  fleet->require_subcommand(1);
+  FleetRunOptions fleet_run;
+  std::string fleet_only;
+  std::string fleet_shard;
+  auto* fleet_run_cmd = fleet->add_subcommand("run", "Run the night over a fleet manifest");
+  fleet_run_cmd->add_option("manifest", fleet_run.manifest, "Fleet manifest YAML (format 1)")->required();
+  fleet_run_cmd->add_option("--output", fleet_run.output, "Fleet directory: store, mirrors, outputs")
+      ->required();
+  fleet_run_cmd->add_option("--jobs", fleet_run.jobs, "Repositories at once (0 = the number of cores)")
+      ->check(CLI::Range(0, 256));
+  fleet_run_cmd->add_option("--only", fleet_only, "Comma-separated repository names");
+  fleet_run_cmd
+      ->add_option("--rerun", fleet_run.rerun,
+                   "failed: run the latest night's failures again; all: ignore the cache")
+      ->check(CLI::IsMember({"failed", "all"}));
+  fleet_run_cmd->add_option("--shard", fleet_shard,
+                            "I/N: this machine's slice of the manifest (1 <= I <= N)");
+  fleet_run_cmd->add_option("--night", fleet_run.night, "The night's label (default: today's UTC date)");
+  fleet_run_cmd->add_flag("-q,--quiet", fleet_run.quiet, "Only failures and the summary");
+  std::string fleet_dir;
+  std::int64_t fleet_night = 0;
+  std::string fleet_format = "table";
+  auto* fleet_status = fleet->add_subcommand("status", "One row per repository of a night");
+  fleet_status->add_option("dir", fleet_dir, "Fleet directory")->required();
+  fleet_status->add_option("--night", fleet_night, "Night id (default: the latest)")
+      ->check(CLI::PositiveNumber);
+  fleet_status->add_option("--format", fleet_format, "table, json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  auto* fleet_history = fleet->add_subcommand("history", "One row per night");
+  fleet_history->add_option("dir", fleet_dir, "Fleet directory")->required();
+  fleet_history->add_option("--format", fleet_format, "table, json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  std::vector<std::string> merge_dirs;
+  auto* fleet_merge = fleet->add_subcommand("merge", "Combine shard stores into one");
+  fleet_merge->add_option("--output", fleet_dir, "Fleet directory receiving the merged store")->required();
+  fleet_merge->add_option("shard_dirs", merge_dirs, "Fleet directories of the shards")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -188,6 +228,25 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
 
+  if (*fleet_run_cmd) {
+    if (!fleet_shard.empty() && !parseShard(fleet_shard, fleet_run.shard_index, fleet_run.shard_count)) {
+      std::cerr << "error: --shard " << fleet_shard << ": expected I/N with 1 <= I <= N, e.g. --shard 2/4\n";
+      return kExitUsage;
+    }
+    for (std::size_t start = 0; !fleet_only.empty() && start <= fleet_only.size();) {
+      const std::size_t comma = std::min(fleet_only.find(',', start), fleet_only.size());
+      if (comma > start) fleet_run.only.push_back(fleet_only.substr(start, comma - start));
+      start = comma + 1;
+    }
+    fleet_run.terminal = isatty(STDERR_FILENO) != 0;
+    return runFleet(fleet_run);
+  }
+  if (*fleet_status) return fleetStatus(fleet_dir, fleet_night, fleet_format);
+  if (*fleet_history) return fleetHistory(fleet_dir, fleet_format);
+  if (*fleet_merge) {
+    std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());
+    return fleetMerge(fleet_dir, shards);
+  }
   if (*plugins) return listPlugins(plugin_dir);
   if (*dump) return configDump(dump_file, dump_flags);
   if (*verify || *report) {

@@ -6,7 +6,7 @@
 #include "analyze/analyzer.hpp"
 #include "emit/template_store.hpp"
 #include "migrate/engine/workspace.hpp"
-#include "run/progress.hpp"
+#include "progress/progress.hpp"
 
 namespace migrate::test {
 

@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "emit/emit_manifest.hpp"
 #include "migrate/engine/findings_json.hpp"
-#include "report/run_outputs.hpp"
+#include "outputs/emit_json.hpp"
+#include "outputs/run_outputs.hpp"
+#include "outputs/verify_json.hpp"
 #include "support/test_support.hpp"
-#include "verify/check_results.hpp"
 
 namespace migrate {
 namespace {
@@ -109,7 +109,7 @@ TEST_F(RunOutputs, FindingsAndEmitJsonWrittenFromTheReadModelAreTheSameBytes) {
 
   TempDir again;
   ASSERT_TRUE(writeFindingsJson(*model, again / "findings.json").ok());
-  ASSERT_TRUE(emit::writeEmitManifest(*model, again / "emit.json").ok());
+  ASSERT_TRUE(outputs::writeEmitManifest(*model, again / "emit.json").ok());
   EXPECT_EQ(firstDifference(readFile(again / "findings.json"), readFile(out() / "findings.json")), "");
   EXPECT_EQ(firstDifference(readFile(again / "emit.json"), readFile(out() / "emit.json")), "");
 }
@@ -148,8 +148,8 @@ TEST(RunOutputsVerify, VerifyJsonWrittenFromTheReadResultIsTheSameBytes) {
       {"benchmark", "step", "error", "exit 137", 1e-7, "killed", {"hint"}},
   };
   TempDir dir;
-  ASSERT_TRUE(verify::writeVerifyJson(r, "0.3.0", dir / "verify.json").ok());
-  auto read = verify::readVerifyJson(dir / "verify.json");
+  ASSERT_TRUE(outputs::writeVerifyJson(r, "0.3.0", dir / "verify.json").ok());
+  auto read = outputs::readVerifyJson(dir / "verify.json");
   ASSERT_TRUE(read.ok()) << read.error().message;
   EXPECT_TRUE(read->computed);
   EXPECT_EQ(read->host, r.host);
@@ -158,7 +158,7 @@ TEST(RunOutputsVerify, VerifyJsonWrittenFromTheReadResultIsTheSameBytes) {
   EXPECT_EQ(read->checks[1].output, r.checks[1].output);
   EXPECT_EQ(read->checks[1].hints, r.checks[1].hints);
   EXPECT_EQ(read->checks[3].duration, 1e-7);
-  ASSERT_TRUE(verify::writeVerifyJson(*read, "0.3.0", dir / "again.json").ok());
+  ASSERT_TRUE(outputs::writeVerifyJson(*read, "0.3.0", dir / "again.json").ok());
   EXPECT_EQ(readFile(dir / "again.json"), readFile(dir / "verify.json"));
 }
 
@@ -171,7 +171,7 @@ TEST_F(RunOutputs, VerifyJsonInTheOutputDirectoryIsRead) {
   r.host = "local";
   r.status = "timeout";
   r.checks = {{"function", "smoke", "failed", "", 1.0, "out", {}}};
-  ASSERT_TRUE(verify::writeVerifyJson(r, "0.3.0", dir / "verify.json").ok());
+  ASSERT_TRUE(outputs::writeVerifyJson(r, "0.3.0", dir / "verify.json").ok());
   auto model = readRunOutputs(dir.path());
   ASSERT_TRUE(model.ok()) << model.error().message;
   EXPECT_TRUE(model->verify.computed);

@@ -99,8 +99,9 @@ Result<SourceInfo> acquireSource(const SourceSpec& source, const fs::path& work_
   info.kind = "git";
   info.location = source.url;
   info.ref = source.ref;
-  if (looksLikeLocalPath(source.url) && !fs::exists(source.url, ec))
-    return makeError("cannot clone " + source.url + ": no such local repository");
+  const std::string& from = source.mirror.empty() ? source.url : source.mirror;
+  if (looksLikeLocalPath(from) && !fs::exists(from, ec))
+    return makeError("cannot clone " + from + ": no such local repository");
   const fs::path dest = work_dir / "source";
   fs::remove_all(dest, ec);
   fs::create_directories(work_dir, ec);
@@ -112,12 +113,14 @@ Result<SourceInfo> acquireSource(const SourceSpec& source, const fs::path& work_
   opts.fetch_opts.callbacks.credentials = onCredentials;
   opts.fetch_opts.callbacks.payload = &cp;
   git_repository* repo = nullptr;
-  if (git_clone(&repo, source.url.c_str(), dest.c_str(), &opts) != 0)
+  if (git_clone(&repo, from.c_str(), dest.c_str(), &opts) != 0)
     return makeError(
-        "cannot clone " + source.url + ": " + git::lastError() +
+        "cannot clone " + from + ": " + git::lastError() +
         (cp.credential_attempts > 3 ? " (authentication failed: load a key into ssh-agent)" : "") +
         "; check the URL, network access and credentials");
   git::Repository owned(repo);
+  if (from != source.url)
+    git_remote_set_url(repo, "origin", source.url.c_str());  // the clone names the real remote
   if (!source.ref.empty()) {
     if (auto st = checkoutRef(repo, source.ref); !st)
       return makeError("cloned " + source.url + " but " + st.error().message);

@@ -4,8 +4,9 @@
 #include <atomic>
 #include <thread>
 
+#include "analyze/module_summary.hpp"
 #include "parse/python_parser.hpp"
-#include "plan/module_summary.hpp"
+#include "plugin_host/crash_report.hpp"
 #include "rules/rule_set.hpp"
 
 namespace migrate {
@@ -54,6 +55,7 @@ bool validUtf8(std::string_view s) {
 template <typename F>
 void guarded(const LoadedPlugin& plugin, const std::string& file, const char* hook,
              std::vector<sdk::Diagnostic>& diagnostics, F&& f) {
+  const PluginCallScope scope(plugin.info.name, hook, file);
   try {
     f();
   } catch (const std::exception& e) {

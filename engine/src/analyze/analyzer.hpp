@@ -7,13 +7,9 @@
 
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/plugin_host.hpp"
-#include "run/progress.hpp"
+#include "progress/progress.hpp"
 
 namespace migrate {
-
-struct ActivePlugin {
-  const LoadedPlugin* loaded;
-};
 
 /// Adds findings, diagnostics and inventory statistics to `model`. Plugin failures become
 /// diagnostics naming the plugin; the other plugins and files carry on.

@@ -6,13 +6,14 @@
 #include <tuple>
 
 #include "emit/emit_context.hpp"
-#include "emit/emit_manifest.hpp"
 #include "emit/patch_writer.hpp"
 #include "emit/siblings.hpp"
 #include "emit/source_edits.hpp"
 #include "emit/support_modules.hpp"
 #include "emit/template_store.hpp"
+#include "outputs/emit_json.hpp"
 #include "parse/python_module.hpp"
+#include "plugin_host/crash_report.hpp"
 #include "verify/verify_config.hpp"
 
 namespace migrate {
@@ -43,6 +44,7 @@ void runPluginHooks(const Workspace& workspace, const emit::TemplateStore& templ
     const std::string& name = p.loaded->info.name;
     emit::EngineEmitContext context(model, workspace, templates, out, project, name, contributions,
                                     model.diagnostics);
+    const PluginCallScope scope(name, "emit", "");
     try {
       p.loaded->plugin->emit(context);
     } catch (const std::exception& e) {
@@ -278,7 +280,7 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   const emit::TemplateStore templates(spec.templates);
 
   // 0. What an earlier run wrote into this directory goes first: no stale kit file survives.
-  for (const std::string& path : emit::previousKitFiles(out / "emit.json")) {
+  for (const std::string& path : outputs::previousKitFiles(out / "emit.json")) {
     std::error_code ec;
     fs::remove_all(out / path, ec);
     for (fs::path dir = (out / path).parent_path(); dir != out && fs::is_empty(dir, ec);
@@ -320,7 +322,7 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   std::sort(result.files.begin(), result.files.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   result.computed = true;
-  return emit::writeEmitManifest(model, out / "emit.json");
+  return outputs::writeEmitManifest(model, out / "emit.json");
 }
 
 }  // namespace migrate

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "analyze/analyzer.hpp"
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/pipeline.hpp"
+#include "migrate/engine/plugin_host.hpp"
 #include "migrate/engine/workspace.hpp"
 
 namespace migrate {

@@ -94,14 +94,17 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
   spec.name = doc["name"] ? r.string(doc["name"], "name") : file.stem().string();
 
   const YAML::Node src = doc["source"];
-  r.checkKeys(src, {"path", "url", "ref"}, "source");
+  r.checkKeys(src, {"path", "url", "ref", "mirror"}, "source");
   if (src["path"]) spec.source.path = r.string(src["path"], "source.path");
   if (src["url"]) spec.source.url = r.string(src["url"], "source.url");
   if (src["ref"]) spec.source.ref = r.string(src["ref"], "source.ref");
+  if (src["mirror"]) spec.source.mirror = r.string(src["mirror"], "source.mirror");
   if (spec.source.path.empty() == spec.source.url.empty())
     r.fail(src, "source needs exactly one of path (a local directory) or url (a git repository)");
   if (!spec.source.ref.empty() && spec.source.url.empty())
     r.fail(src["ref"], "source.ref applies to a git url; a local path is analysed as it is");
+  if (!spec.source.mirror.empty() && spec.source.url.empty())
+    r.fail(src["mirror"], "source.mirror is a local mirror of source.url; set url too");
   if (!spec.source.path.empty() && std::filesystem::path(spec.source.path).is_relative())
     spec.source.path = (file.parent_path() / spec.source.path).lexically_normal().string();
 
@@ -226,6 +229,7 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   if (!spec.source.path.empty()) out << YAML::Key << "path" << YAML::Value << spec.source.path;
   if (!spec.source.url.empty()) out << YAML::Key << "url" << YAML::Value << spec.source.url;
   if (!spec.source.ref.empty()) out << YAML::Key << "ref" << YAML::Value << spec.source.ref;
+  if (!spec.source.mirror.empty()) out << YAML::Key << "mirror" << YAML::Value << spec.source.mirror;
   out << YAML::EndMap;
   out << YAML::Key << "output" << YAML::Value << spec.output;
   out << YAML::Key << "jobs" << YAML::Value << spec.jobs;

@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analyze/module_summary.hpp"
 #include "plan/entry_points.hpp"
-#include "plan/module_summary.hpp"
 
 namespace migrate {
 namespace {

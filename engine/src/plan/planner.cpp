@@ -8,6 +8,7 @@
 #include "plan/code_structure.hpp"
 #include "plan/entry_points.hpp"
 #include "plan/import_graph.hpp"
+#include "plugin_host/crash_report.hpp"
 #include "rules/rule_set.hpp"
 
 namespace migrate {
@@ -71,6 +72,7 @@ void planRepository(const Workspace& workspace, const PlanSpec& spec,
 
   for (const ActivePlugin& p : plugins) {
     EnginePlanContext context(model, spec, p.loaded->info.name);
+    const PluginCallScope scope(p.loaded->info.name, "plan", "");
     try {
       p.loaded->plugin->plan(context);
     } catch (const std::exception& e) {

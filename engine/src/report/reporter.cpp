@@ -4,8 +4,8 @@
 
 #include "emit/emitter.hpp"
 #include "emit/template_store.hpp"
+#include "outputs/json_output.hpp"
 #include "report/chart_svg.hpp"
-#include "report/json_output.hpp"
 #include "report/report_data.hpp"
 #include "report/report_facts.hpp"
 #include "report/sarif.hpp"
@@ -38,7 +38,7 @@ std::string generationTime(std::time_t now) {
 }
 
 Status writeAtomically(const fs::path& file, const std::string& text) {
-  return report::writeFileAtomically(file, [&](std::ostream& out) { out << text; });
+  return outputs::writeFileAtomically(file, [&](std::ostream& out) { out << text; });
 }
 
 /// Findings per domain (fixed automatically / remaining) and effort per phase.

@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "report/json_output.hpp"
+#include "outputs/json_output.hpp"
 #include "report/sarif_text.hpp"
 
 namespace migrate {
@@ -367,7 +367,7 @@ void writeRun(std::ostream& out, const MigrationModel& m, const Layout& layout, 
   head["properties"] = {{"pipeline", m.pipeline_name}};
 
   out << "    {";
-  report::writeMembers(out, head, "      ");
+  outputs::writeMembers(out, head, "      ");
   // One result per line: a run with 100k findings stays a readable, diffable file, and only one
   // result exists as JSON at a time.
   out << "\n      \"results\": [";
@@ -395,7 +395,7 @@ void writeSarif(std::ostream& out, const MigrationModel& model) {
 }
 
 Status writeSarif(const MigrationModel& model, const std::filesystem::path& file) {
-  return report::writeFileAtomically(file, [&](std::ostream& out) { writeSarif(out, model); });
+  return outputs::writeFileAtomically(file, [&](std::ostream& out) { writeSarif(out, model); });
 }
 
 }  // namespace migrate

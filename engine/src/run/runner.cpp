@@ -18,11 +18,12 @@
 #include "emit/emitter.hpp"
 #include "migrate/engine/findings_json.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "outputs/run_outputs.hpp"
 #include "plan/planner.hpp"
+#include "plugin_host/crash_report.hpp"
+#include "progress/progress.hpp"
 #include "report/reporter.hpp"
-#include "report/run_outputs.hpp"
 #include "rules/rule_set.hpp"
-#include "run/progress.hpp"
 #include "verify/verifier.hpp"
 
 namespace migrate {
@@ -185,6 +186,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     log->error("cannot create output directory {}: {}", out.string(), ec.message());
     return kExitUsage;
   }
+  installCrashReport(out / "run.log");
 
   MigrationModel model;
   model.tool_version = sdk::kSdkVersion;

@@ -1,6 +1,6 @@
 #pragma once
 /// The verification's results: verify_results.jsonl read into CheckResults, known CANN and
-/// torch_npu errors in failing checks explained (engine/data/ascend_errors.yaml), verify.json.
+/// torch_npu errors in failing checks explained (engine/data/ascend_errors.yaml).
 
 #include <filesystem>
 #include <string>
@@ -31,16 +31,5 @@ std::vector<std::string> errorHints(const std::string& text);
 
 /// Adds hints to every failed or errored check.
 void addHints(std::vector<CheckResult>& checks);
-
-/// Version of verify.json's format; bumped on incompatible changes.
-inline constexpr int kVerifySchemaVersion = 1;
-
-Status writeVerifyJson(const VerifyResult& result, const std::string& tool_version,
-                       const std::filesystem::path& file);
-
-/// The inverse of writeVerifyJson: verify.json back into a VerifyResult (computed = true). The
-/// file's tool version and its summary counts (derived from the checks) are not kept. Errors name
-/// the file, the JSON path and what to do.
-Result<VerifyResult> readVerifyJson(const std::filesystem::path& file);
 
 }  // namespace migrate::verify

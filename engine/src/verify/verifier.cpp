@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "migrate/engine/workspace.hpp"
+#include "outputs/verify_json.hpp"
 #include "verify/check_results.hpp"
 #include "verify/target_host.hpp"
 #include "verify/verify_config.hpp"
@@ -116,7 +117,7 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
     result.detail = std::move(detail);
     result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     verify::addHints(result.checks);
-    (void)verify::writeVerifyJson(result, in.tool_version, in.out / "verify.json");
+    (void)outputs::writeVerifyJson(result, in.tool_version, in.out / "verify.json");
     return result;
   };
 

@@ -19,6 +19,9 @@ struct SourceSpec {
   std::string path;  ///< local directory; relative paths are relative to the pipeline file
   std::string url;   ///< git URL to clone (exclusive with path)
   std::string ref;   ///< branch, tag or commit for `url` (default: the remote's HEAD)
+  /// A local mirror of `url` (a bare repository) to clone from instead of the network; the
+  /// outputs still name `url`.
+  std::string mirror;
 };
 
 /// An option value as written (scalar text or list items) and where it was written.

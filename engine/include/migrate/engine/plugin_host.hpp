@@ -43,6 +43,11 @@ struct PluginCatalog {
   const LoadedPlugin* find(const std::string& name) const;
 };
 
+/// A plugin the pipeline selected, configured for this run (what the stages call).
+struct ActivePlugin {
+  const LoadedPlugin* loaded;
+};
+
 /// Loads every shared library (*.so) in `dir`. Fails only when `dir` is not a readable directory.
 Result<PluginCatalog> discoverPlugins(const std::filesystem::path& dir);
 

@@ -1,4 +1,4 @@
-#include "report/plan_json_reader.hpp"
+#include "outputs/plan_json_reader.hpp"
 
 #include <map>
 #include <string>

@@ -1,4 +1,4 @@
-#include "run/progress.hpp"
+#include "progress/progress.hpp"
 
 #include <cstdio>
 

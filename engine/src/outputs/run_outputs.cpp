@@ -1,7 +1,7 @@
-#include "report/run_outputs.hpp"
+#include "outputs/run_outputs.hpp"
 
-#include "emit/emit_manifest.hpp"
-#include "verify/check_results.hpp"
+#include "outputs/emit_json.hpp"
+#include "outputs/verify_json.hpp"
 
 namespace migrate {
 
@@ -18,7 +18,7 @@ Result<MigrationModel> readRunOutputs(const fs::path& out) {
 
   const fs::path emit_json = out / "emit.json";
   if (fs::exists(emit_json, ec)) {
-    auto emit = emit::readEmitManifest(emit_json);
+    auto emit = outputs::readEmitManifest(emit_json);
     if (!emit) return emit.error();
     for (std::size_t i = 0; i < emit->fixed_findings.size(); ++i)
       if (emit->fixed_findings[i] >= model->findings.size())
@@ -32,7 +32,7 @@ Result<MigrationModel> readRunOutputs(const fs::path& out) {
 
   const fs::path verify_json = out / "verify.json";
   if (fs::exists(verify_json, ec)) {
-    auto verify = verify::readVerifyJson(verify_json);
+    auto verify = outputs::readVerifyJson(verify_json);
     if (!verify) return verify.error();
     model->verify = std::move(*verify);
   }

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "report/json_output.hpp"
-#include "report/plan_json.hpp"
+#include "outputs/json_output.hpp"
+#include "outputs/plan_json.hpp"
 
 namespace migrate {
 namespace {
@@ -47,7 +47,7 @@ void writeArray(std::ostream& out, const char* key, const std::vector<T>& items,
   out << "  \"" << key << "\": [";
   for (std::size_t i = 0; i < items.size(); ++i) {
     out << (i ? ",\n    " : "\n    ");
-    report::writeIndented(out, toJson(items[i]), "    ");
+    outputs::writeIndented(out, toJson(items[i]), "    ");
   }
   out << (items.empty() ? "]" : "\n  ]");
 }
@@ -87,7 +87,7 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
                     {"bytes", m.inventory.bytes},
                     {"skipped", m.inventory.skipped}};
   out << "{";
-  report::writeMembers(out, j, "  ");
+  outputs::writeMembers(out, j, "  ");
   out << "\n";
   writeArray(out, "findings", m.findings, findingJson);
   out << ",\n";
@@ -113,14 +113,14 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
                         {"effort_days", i.effort_days}};
   });
   out << ",\n  \"plan\": ";
-  report::writeIndented(out, m.plan.computed ? planJson(m.plan) : ordered_json(nullptr), "  ");
+  outputs::writeIndented(out, m.plan.computed ? planJson(m.plan) : ordered_json(nullptr), "  ");
   out << "\n}\n";
 }
 
 }  // namespace
 
 Status writeFindingsJson(const MigrationModel& model, const std::filesystem::path& file) {
-  return report::writeFileAtomically(file, [&](std::ostream& out) { writeFindingsJson(out, model); });
+  return outputs::writeFileAtomically(file, [&](std::ostream& out) { writeFindingsJson(out, model); });
 }
 
 }  // namespace migrate

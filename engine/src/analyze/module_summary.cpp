@@ -1,4 +1,4 @@
-#include "plan/module_summary.hpp"
+#include "analyze/module_summary.hpp"
 
 #include <algorithm>
 #include <regex>

@@ -11,7 +11,7 @@
 
 #include "migrate/engine/result.hpp"
 
-namespace migrate::report {
+namespace migrate::outputs {
 
 /// `value` as pretty JSON whose lines after the first are indented by `indent` more spaces;
 /// invalid UTF-8 (a finding's `api` text from a Latin-1 source) is replaced, never fatal.
@@ -26,4 +26,4 @@ void writeMembers(std::ostream& out, const nlohmann::ordered_json& object, const
 Status writeFileAtomically(const std::filesystem::path& file,
                            const std::function<void(std::ostream&)>& write);
 
-}  // namespace migrate::report
+}  // namespace migrate::outputs

@@ -1,8 +1,8 @@
-#include "report/json_output.hpp"
+#include "outputs/json_output.hpp"
 
 #include <fstream>
 
-namespace migrate::report {
+namespace migrate::outputs {
 
 void writeIndented(std::ostream& out, const nlohmann::ordered_json& value, const std::string& indent) {
   const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -41,4 +41,4 @@ Status writeFileAtomically(const std::filesystem::path& file,
   return Ok{};
 }
 
-}  // namespace migrate::report
+}  // namespace migrate::outputs

@@ -2,8 +2,8 @@
 
 #include "json/json_reader.hpp"
 #include "migrate/engine/findings_json.hpp"
-#include "report/plan_json_reader.hpp"
-#include "report/run_outputs.hpp"
+#include "outputs/plan_json_reader.hpp"
+#include "outputs/run_outputs.hpp"
 
 namespace migrate {
 namespace {

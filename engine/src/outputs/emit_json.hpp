@@ -9,7 +9,7 @@
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/result.hpp"
 
-namespace migrate::emit {
+namespace migrate::outputs {
 
 inline constexpr int kEmitSchemaVersion = 1;
 
@@ -25,4 +25,4 @@ Result<EmitResult> readEmitManifest(const std::filesystem::path& file);
 /// no readable emit.json.
 std::vector<std::string> previousKitFiles(const std::filesystem::path& file);
 
-}  // namespace migrate::emit
+}  // namespace migrate::outputs

@@ -1,4 +1,4 @@
-#include "report/plan_json.hpp"
+#include "outputs/plan_json.hpp"
 
 #include <nlohmann/json.hpp>
 

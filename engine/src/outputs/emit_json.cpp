@@ -1,11 +1,11 @@
-#include "emit/emit_manifest.hpp"
+#include "outputs/emit_json.hpp"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "json/json_reader.hpp"
 
-namespace migrate::emit {
+namespace migrate::outputs {
 
 Status writeEmitManifest(const MigrationModel& model, const std::filesystem::path& file) {
   const EmitResult& e = model.emit;
@@ -90,4 +90,4 @@ std::vector<std::string> previousKitFiles(const std::filesystem::path& file) {
   return paths;
 }
 
-}  // namespace migrate::emit
+}  // namespace migrate::outputs

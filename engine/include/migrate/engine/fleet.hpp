@@ -1,0 +1,56 @@
+#pragma once
+/// Fleet runs: one `migrate-pipeline run` child process per repository of a manifest, every
+/// night, incrementally, with the results in one SQLite store (DIR/fleet.db). See docs/fleet.md.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace migrate {
+
+/// Exit codes of the `fleet` commands besides 0 and 2 (documented in docs/fleet.md).
+enum FleetExitCode : int {
+  kExitReposFailed =
+      6,                ///< the night completed, and some repositories failed, timed out or ran out of memory
+  kExitFleetBusy = 7,   ///< another `fleet run` holds the fleet directory
+  kExitFleetStore = 8,  ///< the store cannot be opened, read or written
+  // An interrupted night exits with 128 + the signal (130 for SIGINT, 143 for SIGTERM).
+};
+
+struct FleetRunOptions {
+  std::filesystem::path manifest;
+  std::filesystem::path output;   ///< the fleet directory
+  int jobs = 0;                   ///< repositories at once; 0: the number of cores
+  std::vector<std::string> only;  ///< repository names; empty: all
+  std::string rerun;    ///< "": incremental; "failed": retry the latest night's failures; "all": no cache
+  int shard_index = 0;  ///< 1-based; 0: the whole manifest
+  int shard_count = 0;
+  std::string night;  ///< the night's label; empty: today's UTC date (resumes an unfinished night)
+  std::filesystem::path executable;  ///< the migrate-pipeline the children run; empty: this one
+  bool terminal = false;             ///< redraw one progress line (stderr is a terminal)
+  bool quiet = false;                ///< only failures and the summary
+};
+
+/// `migrate-pipeline fleet run`: returns the process exit code. Never throws.
+int runFleet(const FleetRunOptions& options);
+
+/// `migrate-pipeline fleet status DIR`: the repositories of night `night` (0: the latest) as
+/// "table", "json" or "csv" on stdout.
+int fleetStatus(const std::filesystem::path& dir, std::int64_t night, const std::string& format);
+
+/// `migrate-pipeline fleet history DIR`: one row per night.
+int fleetHistory(const std::filesystem::path& dir, const std::string& format);
+
+/// `migrate-pipeline fleet merge --output DIR SHARD_DIR...`: the shard stores combined into
+/// DIR/fleet.db (nights matched by label, output directories relative to DIR).
+int fleetMerge(const std::filesystem::path& output, const std::vector<std::filesystem::path>& shards);
+
+/// Parses "I/N" (1 ≤ I ≤ N ≤ 10000); false when malformed.
+bool parseShard(const std::string& text, int& index, int& count);
+
+/// Whether repository `name` belongs to shard `index` of `count`: a stable hash of the name,
+/// so the slices are disjoint, cover the manifest and do not move when it is reordered.
+bool inShard(const std::string& name, int index, int count);
+
+}  // namespace migrate

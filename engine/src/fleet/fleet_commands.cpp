@@ -1,0 +1,100 @@
+// `migrate-pipeline fleet status | history | merge`: reading and combining fleet stores.
+
+#include <iostream>
+
+#include "fleet/fleet_store.hpp"
+#include "fleet/fleet_tables.hpp"
+#include "migrate/engine/fleet.hpp"
+#include "migrate/engine/runner.hpp"
+
+namespace migrate {
+namespace fs = std::filesystem;
+using namespace fleet;
+
+namespace {
+
+/// The store of an existing fleet directory; the error printed when there is none.
+std::optional<Store> openExisting(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "fleet.db", ec)) {
+    std::cerr << "error: " << dir.string()
+              << " has no fleet.db: give the --output directory of a `migrate-pipeline fleet run`\n";
+    return std::nullopt;
+  }
+  auto store = Store::open(dir / "fleet.db");
+  if (!store) {
+    std::cerr << "error: " << store.error().message << "\n";
+    return std::nullopt;
+  }
+  return std::move(store.value());
+}
+
+}  // namespace
+
+int fleetStatus(const fs::path& dir, std::int64_t id, const std::string& format) {
+  auto store = openExisting(dir);
+  if (!store) return kExitFleetStore;
+  auto night = id ? store->night(id) : store->latestNight();
+  if (!night) {
+    std::cerr << "error: " << night.error().message << "\n";
+    return kExitFleetStore;
+  }
+  if (!night.value()) {
+    std::cerr << "error: " << (id ? "no night " + std::to_string(id) + " in " : "no night yet in ")
+              << (dir / "fleet.db").string() << " (`migrate-pipeline fleet history " << dir.string()
+              << "` lists the nights)\n";
+    return kExitUsage;
+  }
+  auto runs = store->runs(night.value()->id);
+  if (!runs) {
+    std::cerr << "error: " << runs.error().message << "\n";
+    return kExitFleetStore;
+  }
+  std::cout << formatStatus(*night.value(), runs.value(), format, fs::absolute(dir).lexically_normal());
+  return kExitOk;
+}
+
+int fleetHistory(const fs::path& dir, const std::string& format) {
+  auto store = openExisting(dir);
+  if (!store) return kExitFleetStore;
+  auto history = store->history();
+  if (!history) {
+    std::cerr << "error: " << history.error().message << "\n";
+    return kExitFleetStore;
+  }
+  std::cout << formatHistory(history.value(), format);
+  return kExitOk;
+}
+
+int fleetMerge(const fs::path& output, const std::vector<fs::path>& shards) {
+  const fs::path target = fs::absolute(output).lexically_normal();
+  std::error_code ec;
+  fs::create_directories(target, ec);
+  if (ec) {
+    std::cerr << "error: cannot create " << target.string() << ": " << ec.message() << "\n";
+    return kExitUsage;
+  }
+  auto store = Store::open(target / "fleet.db");
+  if (!store) {
+    std::cerr << "error: " << store.error().message << "\n";
+    return kExitFleetStore;
+  }
+  for (const fs::path& shard_dir : shards) {
+    const fs::path from = fs::absolute(shard_dir).lexically_normal();
+    if (from == target) continue;  // merging a store into itself changes nothing
+    auto shard = openExisting(from);
+    if (!shard) return kExitFleetStore;
+    const auto rebase = [&](const std::string& rel) {
+      return rel.empty() ? rel : (from / rel).lexically_normal().lexically_relative(target).generic_string();
+    };
+    if (auto st = store->mergeFrom(*shard, rebase); !st) {
+      std::cerr << "error: merging " << from.string() << ": " << st.error().message << "\n";
+      return kExitFleetStore;
+    }
+    std::cerr << "fleet: merged " << (from / "fleet.db").string() << "\n";
+  }
+  std::cerr << "fleet: " << (target / "fleet.db").string() << " holds the merged nights\n";
+  return kExitOk;
+}
+
+}  // namespace migrate

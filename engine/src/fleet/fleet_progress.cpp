@@ -1,0 +1,76 @@
+#include "fleet/fleet_progress.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+#include <iostream>
+
+namespace migrate::fleet {
+
+FleetProgress::FleetProgress(std::size_t total, bool terminal, bool quiet, const std::filesystem::path& log)
+    : total_(total), terminal_(terminal && !quiet), quiet_(quiet), log_(log, std::ios::app) {}
+
+FleetProgress::~FleetProgress() {
+  close();
+}
+
+void FleetProgress::printLocked(const std::string& line, bool always) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  log_ << stamp << " " << line << "\n" << std::flush;
+  if (quiet_ && !always) return;
+  if (drawn_) std::cerr << "\r\033[K";
+  std::cerr << "fleet: " << line << "\n";
+  drawn_ = false;
+  if (terminal_) drawLocked();
+}
+
+void FleetProgress::drawLocked() {
+  std::string line = fmt::format("[{}/{}]", done_, total_);
+  for (const auto& [status, n] : by_status_) line += fmt::format(" {} {}", n, status);
+  if (!running_.empty()) {
+    line += " | running:";
+    for (const std::string& r : running_) line += " " + r;
+  }
+  if (line.size() > 150) line = line.substr(0, 147) + "...";
+  std::cerr << "\r\033[K" << line << std::flush;
+  drawn_ = true;
+}
+
+void FleetProgress::note(const std::string& line) {
+  std::lock_guard lock(mutex_);
+  printLocked(line, false);
+}
+
+void FleetProgress::started(const std::string& repo) {
+  std::lock_guard lock(mutex_);
+  running_.insert(repo);
+  if (terminal_) drawLocked();
+}
+
+void FleetProgress::finished(const RepoRun& run) {
+  std::lock_guard lock(mutex_);
+  running_.erase(run.name);
+  ++done_;
+  ++by_status_[run.status];
+  std::string line = fmt::format("[{}/{}] {} {}", done_, total_, run.name, run.status);
+  if (run.status == "succeeded" || run.status == "cached")
+    line +=
+        fmt::format(" ({} findings, {} fixed, {:.1f} person-days left{})", run.findings, run.findings_fixed,
+                    run.effort_days, run.status == "cached" ? "" : fmt::format(", {:.1f} s", run.duration_s));
+  else
+    line += ": " + run.reason;
+  const bool failure = run.status != "succeeded" && run.status != "cached";
+  printLocked(line, failure);
+}
+
+void FleetProgress::close() {
+  std::lock_guard lock(mutex_);
+  if (drawn_) std::cerr << "\r\033[K" << std::flush;
+  drawn_ = false;
+}
+
+}  // namespace migrate::fleet

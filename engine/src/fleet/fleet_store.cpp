@@ -1,0 +1,779 @@
+#include "fleet/fleet_store.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <limits>
+#include <map>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace migrate::fleet {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The schema of version kStoreSchemaVersion. Only constant SQL here: values are always bound.
+constexpr const char* kSchema = R"sql(
+-- Facts about the store itself; key 'schema_version' holds kStoreSchemaVersion as text.
+CREATE TABLE meta(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- One row per night: a `fleet run` over the manifest (or one shard of it), resumable until
+-- completed. finished_at is NULL until the night completed.
+CREATE TABLE nights(
+  id INTEGER PRIMARY KEY,
+  label TEXT NOT NULL UNIQUE,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  state TEXT NOT NULL CHECK(state IN ('running', 'interrupted', 'completed')),
+  shard TEXT NOT NULL DEFAULT '',
+  tool_version TEXT NOT NULL DEFAULT '',
+  manifest TEXT NOT NULL DEFAULT ''
+);
+
+-- One row per repository per night: the outcome of its child run (or the cache decision).
+-- exit_code is NULL when the child did not exit by itself (killed) or did not run (cached);
+-- cached_from is the night whose row a cached row carries over (NULL otherwise);
+-- output_dir is relative to the fleet directory, '' when there is none.
+CREATE TABLE runs(
+  night_id INTEGER NOT NULL REFERENCES nights(id),
+  repo TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  ref TEXT NOT NULL DEFAULT '',
+  commit_sha TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL
+    CHECK(status IN ('succeeded', 'failed', 'timed_out', 'out_of_memory', 'cached')),
+  reason TEXT NOT NULL DEFAULT '',
+  exit_code INTEGER NULL,
+  duration_s REAL NOT NULL DEFAULT 0,
+  peak_rss_mb REAL NOT NULL DEFAULT 0,
+  cache_key TEXT NOT NULL DEFAULT '',
+  output_dir TEXT NOT NULL DEFAULT '',
+  cached_from INTEGER NULL,
+  findings INTEGER NOT NULL DEFAULT 0,
+  findings_fixed INTEGER NOT NULL DEFAULT 0,
+  effort_days REAL NOT NULL DEFAULT 0,
+  verdict TEXT NOT NULL DEFAULT '',
+  verify_status TEXT NOT NULL DEFAULT '',
+  checks_passed INTEGER NOT NULL DEFAULT 0,
+  checks_failed INTEGER NOT NULL DEFAULT 0,
+  checks_skipped INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(night_id, repo)
+);
+-- A repository's rows across nights, newest last (lastRun, cache decisions).
+CREATE INDEX runs_by_repo ON runs(repo, night_id);
+
+-- The stages of one row's child run, in the child's order (ord counts from 0).
+CREATE TABLE stages(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  ord INTEGER NOT NULL,
+  status TEXT NOT NULL DEFAULT '',
+  detail TEXT NOT NULL DEFAULT '',
+  seconds REAL NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, stage),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+
+-- One row's findings per rule: total, and how many of them the emit stage fixed.
+CREATE TABLE finding_counts(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  domain TEXT NOT NULL DEFAULT '',
+  severity TEXT NOT NULL DEFAULT '',
+  total INTEGER NOT NULL DEFAULT 0,
+  fixed INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, rule),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+)sql";
+
+constexpr const char* kNightColumns =
+    "id, label, started_at, finished_at, state, shard, tool_version, manifest";
+
+constexpr const char* kRunColumns =
+    "repo, source, ref, commit_sha, status, reason, exit_code, duration_s, peak_rss_mb, cache_key, "
+    "output_dir, cached_from, findings, findings_fixed, effort_days, verdict, verify_status, "
+    "checks_passed, checks_failed, checks_skipped, started_at, finished_at";
+
+constexpr const char* kWhatToDo = "; move it away or choose another --output directory";
+
+Error sqlError(const fs::path& file, const std::string& what, const std::string& sqlite_message) {
+  return makeError(file.string() + ": " + what + " failed (SQLite: " + sqlite_message + ")");
+}
+
+/// One prepared statement: binds by index, steps, reads columns. The first failure (prepare,
+/// bind or step) is kept with SQLite's message; later calls do nothing.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql) : db_(db) {
+    if (db_ == nullptr) {
+      code_ = SQLITE_MISUSE;
+      error_ = "the store is closed";
+      return;
+    }
+    check(sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bindText(int index, std::string_view text) {
+    if (ok())
+      check(sqlite3_bind_text64(stmt_, index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
+    return *this;
+  }
+  Statement& bindInt(int index, std::int64_t value) {
+    if (ok()) check(sqlite3_bind_int64(stmt_, index, value));
+    return *this;
+  }
+  Statement& bindReal(int index, double value) {
+    if (ok()) check(sqlite3_bind_double(stmt_, index, value));
+    return *this;
+  }
+  Statement& bindNull(int index) {
+    if (ok()) check(sqlite3_bind_null(stmt_, index));
+    return *this;
+  }
+  Statement& bindOptionalInt(int index, std::optional<std::int64_t> value) {
+    return value ? bindInt(index, *value) : bindNull(index);
+  }
+  /// Empty text is bound as NULL (columns where NULL means "not yet").
+  Statement& bindTextOrNull(int index, std::string_view text) {
+    return text.empty() ? bindNull(index) : bindText(index, text);
+  }
+
+  /// Steps once: true when a row is available; false when done or failed (see ok()).
+  bool next() {
+    if (!ok()) return false;
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) check(rc);
+    return false;
+  }
+  /// Runs a statement to its end; false when it failed.
+  bool run() {
+    while (next()) {
+    }
+    return ok();
+  }
+  /// Makes the statement ready to run again with new bindings.
+  void reset() {
+    if (!ok()) return;
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  bool ok() const { return code_ == SQLITE_OK; }
+  /// The primary result code of the first failure (SQLITE_OK when none).
+  int code() const { return code_ & 0xff; }
+  int extendedCode() const { return code_; }
+  const std::string& error() const { return error_; }
+
+  bool isNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  std::string text(int column) const {
+    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
+    const int size = sqlite3_column_bytes(stmt_, column);
+    return data == nullptr ? std::string() : std::string(data, static_cast<std::size_t>(size));
+  }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
+  std::optional<std::int64_t> optionalInteger(int column) const {
+    if (isNull(column)) return std::nullopt;
+    return integer(column);
+  }
+
+ private:
+  void check(int rc) {
+    if (rc == SQLITE_OK || !ok()) return;
+    code_ = rc;
+    error_ = sqlite3_errmsg(db_);
+    if (error_.empty()) error_ = sqlite3_errstr(rc);
+  }
+
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int code_ = SQLITE_OK;
+  std::string error_;
+};
+
+/// Runs constant SQL without values (transaction control, the schema).
+bool execute(sqlite3* db, const char* sql, std::string& error) {
+  if (db == nullptr) {
+    error = "the store is closed";
+    return false;
+  }
+  char* message = nullptr;
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &message);
+  if (rc == SQLITE_OK) return true;
+  error = message != nullptr ? message : sqlite3_errstr(rc);
+  sqlite3_free(message);
+  return false;
+}
+
+/// A write transaction (BEGIN IMMEDIATE: the write lock up front, so no deadlock later); rolled
+/// back unless committed, also when leaving by an exception.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) {}
+  ~Transaction() {
+    if (active_ && sqlite3_get_autocommit(db_) == 0) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  bool begin(std::string& error) {
+    active_ = execute(db_, "BEGIN IMMEDIATE", error);
+    return active_;
+  }
+  bool commit(std::string& error) {
+    if (!execute(db_, "COMMIT", error)) return false;
+    active_ = false;
+    return true;
+  }
+
+ private:
+  sqlite3* db_;
+  bool active_ = false;
+};
+
+Night readNight(const Statement& s) {
+  Night n;
+  n.id = s.integer(0);
+  n.label = s.text(1);
+  n.started_at = s.text(2);
+  n.finished_at = s.text(3);
+  n.state = s.text(4);
+  n.shard = s.text(5);
+  n.tool_version = s.text(6);
+  n.manifest = s.text(7);
+  return n;
+}
+
+RepoRun readRun(const Statement& s) {
+  RepoRun r;
+  r.name = s.text(0);
+  r.source = s.text(1);
+  r.ref = s.text(2);
+  r.commit = s.text(3);
+  r.status = s.text(4);
+  r.reason = s.text(5);
+  if (!s.isNull(6)) r.exit_code = static_cast<int>(s.integer(6));
+  r.duration_s = s.real(7);
+  r.peak_rss_mb = s.real(8);
+  r.cache_key = s.text(9);
+  r.output_dir = s.text(10);
+  r.cached_from = s.optionalInteger(11);
+  r.findings = s.integer(12);
+  r.findings_fixed = s.integer(13);
+  r.effort_days = s.real(14);
+  r.verdict = s.text(15);
+  r.verify_status = s.text(16);
+  r.checks_passed = s.integer(17);
+  r.checks_failed = s.integer(18);
+  r.checks_skipped = s.integer(19);
+  r.started_at = s.text(20);
+  r.finished_at = s.text(21);
+  return r;
+}
+
+/// The nights matching `where` (constant SQL with bound parameters set by `bind`).
+Result<std::vector<Night>> queryNights(sqlite3* db, const fs::path& file, const std::string& where,
+                                       const std::function<void(Statement&)>& bind, const std::string& what) {
+  Statement s(db, std::string("SELECT ") + kNightColumns + " FROM nights " + where);
+  bind(s);
+  std::vector<Night> out;
+  while (s.next()) out.push_back(readNight(s));
+  if (!s.ok()) return sqlError(file, what, s.error());
+  return out;
+}
+
+Result<std::optional<Night>> queryOneNight(sqlite3* db, const fs::path& file, const std::string& where,
+                                           const std::function<void(Statement&)>& bind,
+                                           const std::string& what) {
+  auto found = queryNights(db, file, where, bind, what);
+  if (!found) return found.error();
+  if (found->empty()) return std::optional<Night>();
+  return std::optional<Night>(std::move(found->front()));
+}
+
+/// Reads the stages and finding counts of `runs` (rows of `night`; all its rows, or the one
+/// of `repo` when given).
+Status loadDetails(sqlite3* db, const fs::path& file, std::int64_t night, const std::string* repo,
+                   std::vector<RepoRun>& runs) {
+  std::unordered_map<std::string, RepoRun*> by_name;
+  for (auto& r : runs) by_name[r.name] = &r;
+  const std::string what = "reading the stages and finding counts of night " + std::to_string(night);
+
+  Statement stages(db,
+                   "SELECT repo, stage, status, detail, seconds FROM stages "
+                   "WHERE night_id = ?1 AND (?2 IS NULL OR repo = ?2) ORDER BY repo, ord");
+  stages.bindInt(1, night);
+  if (repo != nullptr) stages.bindText(2, *repo);
+  while (stages.next()) {
+    auto it = by_name.find(stages.text(0));
+    if (it == by_name.end()) continue;
+    it->second->stages.push_back(StageRow{stages.text(1), stages.text(2), stages.text(3), stages.real(4)});
+  }
+  if (!stages.ok()) return sqlError(file, what, stages.error());
+
+  Statement counts(db,
+                   "SELECT repo, rule, domain, severity, total, fixed FROM finding_counts "
+                   "WHERE night_id = ?1 AND (?2 IS NULL OR repo = ?2) ORDER BY repo, rule");
+  counts.bindInt(1, night);
+  if (repo != nullptr) counts.bindText(2, *repo);
+  while (counts.next()) {
+    auto it = by_name.find(counts.text(0));
+    if (it == by_name.end()) continue;
+    it->second->counts.push_back(
+        FindingCount{counts.text(1), counts.text(2), counts.text(3), counts.integer(4), counts.integer(5)});
+  }
+  if (!counts.ok()) return sqlError(file, what, counts.error());
+  return Ok{};
+}
+
+/// Replaces the row of (night, run.name) with `run`, its stages and counts. Runs inside the
+/// caller's transaction.
+Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const RepoRun& run) {
+  const std::string what = "recording the run of '" + run.name + "' in night " + std::to_string(night);
+
+  Statement remove(db, "DELETE FROM runs WHERE night_id = ?1 AND repo = ?2");
+  remove.bindInt(1, night).bindText(2, run.name);
+  if (!remove.run()) return sqlError(file, what, remove.error());
+
+  Statement insert(db,
+                   "INSERT INTO runs(night_id, repo, source, ref, commit_sha, status, reason, exit_code, "
+                   "duration_s, peak_rss_mb, cache_key, output_dir, cached_from, findings, findings_fixed, "
+                   "effort_days, verdict, verify_status, checks_passed, checks_failed, checks_skipped, "
+                   "started_at, finished_at) "
+                   "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+                   "?19, ?20, ?21, ?22, ?23)");
+  insert.bindInt(1, night)
+      .bindText(2, run.name)
+      .bindText(3, run.source)
+      .bindText(4, run.ref)
+      .bindText(5, run.commit)
+      .bindText(6, run.status)
+      .bindText(7, run.reason)
+      .bindOptionalInt(8, run.exit_code ? std::optional<std::int64_t>(*run.exit_code) : std::nullopt)
+      .bindReal(9, run.duration_s)
+      .bindReal(10, run.peak_rss_mb)
+      .bindText(11, run.cache_key)
+      .bindText(12, run.output_dir)
+      .bindOptionalInt(13, run.cached_from)
+      .bindInt(14, run.findings)
+      .bindInt(15, run.findings_fixed)
+      .bindReal(16, run.effort_days)
+      .bindText(17, run.verdict)
+      .bindText(18, run.verify_status)
+      .bindInt(19, run.checks_passed)
+      .bindInt(20, run.checks_failed)
+      .bindInt(21, run.checks_skipped)
+      .bindText(22, run.started_at)
+      .bindText(23, run.finished_at);
+  if (!insert.run()) return sqlError(file, what, insert.error());
+
+  Statement stage(db,
+                  "INSERT INTO stages(night_id, repo, stage, ord, status, detail, seconds) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  std::int64_t ord = 0;
+  for (const auto& st : run.stages) {
+    stage.reset();
+    stage.bindInt(1, night)
+        .bindText(2, run.name)
+        .bindText(3, st.stage)
+        .bindInt(4, ord++)
+        .bindText(5, st.status)
+        .bindText(6, st.detail)
+        .bindReal(7, st.seconds);
+    if (!stage.run()) return sqlError(file, what + " (stage '" + st.stage + "')", stage.error());
+  }
+
+  Statement count(db,
+                  "INSERT INTO finding_counts(night_id, repo, rule, domain, severity, total, fixed) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  for (const auto& c : run.counts) {
+    count.reset();
+    count.bindInt(1, night)
+        .bindText(2, run.name)
+        .bindText(3, c.rule)
+        .bindText(4, c.domain)
+        .bindText(5, c.severity)
+        .bindInt(6, c.total)
+        .bindInt(7, c.fixed);
+    if (!count.run()) return sqlError(file, what + " (rule '" + c.rule + "')", count.error());
+  }
+  return Ok{};
+}
+
+/// Whether the database has the `meta` table, and whether it has any other schema object.
+struct SchemaPresence {
+  bool meta = false;
+  bool other = false;
+};
+
+Result<SchemaPresence> inspectSchema(sqlite3* db, const fs::path& file) {
+  Statement s(db,
+              "SELECT name = 'meta' AND type = 'table' FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+  SchemaPresence p;
+  while (s.next()) (s.integer(0) != 0 ? p.meta : p.other) = true;
+  if (!s.ok()) {
+    if (s.code() == SQLITE_NOTADB) {
+      return makeError(file.string() + " is not a fleet store (SQLite: " + s.error() + ")" + kWhatToDo);
+    }
+    return sqlError(file, "reading the store's schema", s.error());
+  }
+  return p;
+}
+
+/// Creates the schema when the database has none; refuses a database that holds other tables.
+Status createSchemaIfAbsent(sqlite3* db, const fs::path& file) {
+  auto presence = inspectSchema(db, file);
+  if (!presence) return presence.error();
+  if (presence->meta) return Ok{};
+
+  std::string error;
+  Transaction tx(db);
+  if (!tx.begin(error)) return sqlError(file, "creating the store's schema", error);
+  presence = inspectSchema(db, file);  // another process may have created it meanwhile
+  if (!presence) return presence.error();
+  if (presence->meta) return Ok{};
+  if (presence->other) {
+    return makeError(file.string() +
+                     " is not a fleet store (a SQLite database without the store's meta table)" + kWhatToDo);
+  }
+  if (!execute(db, kSchema, error)) return sqlError(file, "creating the store's schema", error);
+  Statement version(db, "INSERT INTO meta(key, value) VALUES('schema_version', ?1)");
+  version.bindText(1, std::to_string(kStoreSchemaVersion));
+  if (!version.run()) return sqlError(file, "writing the store's schema version", version.error());
+  if (!tx.commit(error)) return sqlError(file, "creating the store's schema", error);
+  return Ok{};
+}
+
+Status checkSchemaVersion(sqlite3* db, const fs::path& file) {
+  Statement s(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+  std::optional<std::string> value;
+  if (s.next()) value = s.text(0);
+  if (!s.ok()) return sqlError(file, "reading the store's schema version", s.error());
+  if (!value) {
+    return makeError(file.string() +
+                     ": the store has no schema version (meta table without 'schema_version')" + kWhatToDo);
+  }
+  int version = 0;
+  const char* end = value->data() + value->size();
+  const auto parsed = std::from_chars(value->data(), end, version);
+  const std::string reads = "this migrate-pipeline reads (" + std::to_string(kStoreSchemaVersion) + ")";
+  if (parsed.ec != std::errc() || parsed.ptr != end || version < 1) {
+    return makeError(file.string() + ": store schema version '" + *value + "' is not one " + reads +
+                     kWhatToDo);
+  }
+  if (version > kStoreSchemaVersion) {
+    return makeError(file.string() + ": store schema version " + std::to_string(version) + " is newer than " +
+                     reads + "; use a newer migrate-pipeline or another --output directory");
+  }
+  return Ok{};
+}
+
+/// The earlier of two ISO 8601 UTC times; an empty one counts as unknown.
+std::string earlier(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  if (b.empty()) return a;
+  return std::min(a, b);
+}
+
+std::string later(const std::string& a, const std::string& b) {
+  return std::max(a, b);
+}
+
+}  // namespace
+
+Store::Store(std::filesystem::path file, sqlite3* db) : file_(std::move(file)), db_(db) {}
+
+Store::Store(Store&& other) noexcept
+    : file_(std::move(other.file_)), db_(std::exchange(other.db_, nullptr)) {}
+
+Store& Store::operator=(Store&& other) noexcept {
+  if (this != &other) {
+    if (db_ != nullptr) sqlite3_close_v2(db_);
+    file_ = std::move(other.file_);
+    db_ = std::exchange(other.db_, nullptr);
+  }
+  return *this;
+}
+
+Store::~Store() {
+  if (db_ != nullptr) sqlite3_close_v2(db_);
+}
+
+Result<Store> Store::open(const std::filesystem::path& file) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  Store store(file, raw);  // closes `raw` on every way out below
+  if (rc != SQLITE_OK || raw == nullptr) {
+    const std::string message = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    return makeError(file.string() + ": opening the fleet store failed (SQLite: " + message +
+                     "); check that the directory exists and is writable");
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, 10'000);
+
+  {
+    // The first statement reads the file's header: a file that is no database fails here.
+    Statement wal(raw, "PRAGMA journal_mode = WAL");
+    std::string mode;
+    if (wal.next()) mode = wal.text(0);
+    if (!wal.ok()) {
+      if (wal.code() == SQLITE_NOTADB) {
+        return makeError(file.string() + " is not a fleet store (SQLite: " + wal.error() + ")" + kWhatToDo);
+      }
+      return sqlError(file, "switching the store to WAL mode", wal.error());
+    }
+    if (mode != "wal") {
+      return makeError(file.string() + ": switching the store to WAL mode failed (the journal mode stays '" +
+                       mode + "'); choose an --output directory on a local file system");
+    }
+  }
+  Statement foreign_keys(raw, "PRAGMA foreign_keys = ON");
+  if (!foreign_keys.run()) return sqlError(file, "turning on foreign keys", foreign_keys.error());
+
+  if (auto created = createSchemaIfAbsent(raw, file); !created) return created.error();
+  if (auto version = checkSchemaVersion(raw, file); !version) return version.error();
+  return store;
+}
+
+Result<Night> Store::beginNight(const std::string& label, const std::string& started_at,
+                                const std::string& shard, const std::string& tool_version,
+                                const std::string& manifest) {
+  Statement s(db_,
+              "INSERT INTO nights(label, started_at, finished_at, state, shard, tool_version, manifest) "
+              "VALUES(?1, ?2, NULL, 'running', ?3, ?4, ?5)");
+  s.bindText(1, label)
+      .bindText(2, started_at)
+      .bindText(3, shard)
+      .bindText(4, tool_version)
+      .bindText(5, manifest);
+  if (!s.run()) {
+    if (s.extendedCode() == SQLITE_CONSTRAINT_UNIQUE) {
+      return makeError(file_.string() + ": starting night '" + label +
+                       "' failed: the store has a night of that label already");
+    }
+    return sqlError(file_, "starting night '" + label + "'", s.error());
+  }
+  Night n;
+  n.id = sqlite3_last_insert_rowid(db_);
+  n.label = label;
+  n.started_at = started_at;
+  n.state = "running";
+  n.shard = shard;
+  n.tool_version = tool_version;
+  n.manifest = manifest;
+  return n;
+}
+
+Status Store::setNightState(std::int64_t night, const std::string& state, const std::string& finished_at) {
+  // A night that is not completed has no finished_at (a resumed night runs again).
+  Statement s(db_, "UPDATE nights SET state = ?1, finished_at = ?2 WHERE id = ?3");
+  s.bindText(1, state);
+  if (state == "completed") {
+    s.bindTextOrNull(2, finished_at);
+  } else {
+    s.bindNull(2);
+  }
+  s.bindInt(3, night);
+  const std::string what = "setting night " + std::to_string(night) + " to '" + state + "'";
+  if (!s.run()) return sqlError(file_, what, s.error());
+  if (sqlite3_changes(db_) == 0) return makeError(file_.string() + ": " + what + " failed: no such night");
+  return Ok{};
+}
+
+Result<std::optional<Night>> Store::night(std::int64_t id) const {
+  return queryOneNight(
+      db_, file_, "WHERE id = ?1", [&](Statement& s) { s.bindInt(1, id); },
+      "reading night " + std::to_string(id));
+}
+
+Result<std::optional<Night>> Store::nightByLabel(const std::string& label) const {
+  return queryOneNight(
+      db_, file_, "WHERE label = ?1", [&](Statement& s) { s.bindText(1, label); },
+      "reading night '" + label + "'");
+}
+
+Result<std::optional<Night>> Store::latestNight() const {
+  return queryOneNight(
+      db_, file_, "ORDER BY id DESC LIMIT 1", [](Statement&) {}, "reading the latest night");
+}
+
+Result<std::vector<Night>> Store::nights() const {
+  return queryNights(
+      db_, file_, "ORDER BY id", [](Statement&) {}, "reading the nights");
+}
+
+Status Store::recordRun(std::int64_t night, const RepoRun& run) {
+  const std::string what = "recording the run of '" + run.name + "' in night " + std::to_string(night);
+  std::string error;
+  Transaction tx(db_);
+  if (!tx.begin(error)) return sqlError(file_, what, error);
+  if (auto inserted = insertRun(db_, file_, night, run); !inserted) return inserted;
+  if (!tx.commit(error)) return sqlError(file_, what, error);
+  return Ok{};
+}
+
+Result<std::vector<RepoRun>> Store::runs(std::int64_t night) const {
+  Statement s(db_, std::string("SELECT ") + kRunColumns + " FROM runs WHERE night_id = ?1 ORDER BY repo");
+  s.bindInt(1, night);
+  std::vector<RepoRun> out;
+  while (s.next()) {
+    out.push_back(readRun(s));
+    out.back().night = night;
+  }
+  if (!s.ok()) return sqlError(file_, "reading the runs of night " + std::to_string(night), s.error());
+  if (auto details = loadDetails(db_, file_, night, nullptr, out); !details) return details.error();
+  return out;
+}
+
+Result<std::optional<RepoRun>> Store::lastRun(const std::string& name, std::int64_t before_night) const {
+  Statement s(db_,
+              std::string("SELECT ") + kRunColumns +
+                  ", night_id FROM runs WHERE repo = ?1 AND night_id < ?2 ORDER BY night_id DESC LIMIT 1");
+  s.bindText(1, name).bindInt(2, before_night > 0 ? before_night : std::numeric_limits<std::int64_t>::max());
+  std::vector<RepoRun> found;
+  std::int64_t night = 0;
+  if (s.next()) {
+    found.push_back(readRun(s));
+    night = s.integer(22);
+    found.back().night = night;
+  }
+  if (!s.ok()) return sqlError(file_, "reading the last run of '" + name + "'", s.error());
+  if (found.empty()) return std::optional<RepoRun>();
+  if (auto details = loadDetails(db_, file_, night, &name, found); !details) return details.error();
+  return std::optional<RepoRun>(std::move(found.front()));
+}
+
+Result<std::vector<NightSummary>> Store::history() const {
+  Statement s(
+      db_,
+      "SELECT n.id, n.label, n.started_at, n.finished_at, n.state, n.shard, n.tool_version, n.manifest, "
+      "count(r.repo), "
+      "count(*) FILTER (WHERE r.status = 'succeeded'), "
+      "count(*) FILTER (WHERE r.status = 'failed'), "
+      "count(*) FILTER (WHERE r.status = 'timed_out'), "
+      "count(*) FILTER (WHERE r.status = 'out_of_memory'), "
+      "count(*) FILTER (WHERE r.status = 'cached'), "
+      "coalesce(sum(r.findings), 0), coalesce(sum(r.findings_fixed), 0), total(r.effort_days) "
+      "FROM nights n LEFT JOIN runs r ON r.night_id = n.id GROUP BY n.id ORDER BY n.id");
+  std::vector<NightSummary> out;
+  while (s.next()) {
+    NightSummary summary;
+    summary.night = readNight(s);
+    summary.repos = s.integer(8);
+    summary.succeeded = s.integer(9);
+    summary.failed = s.integer(10);
+    summary.timed_out = s.integer(11);
+    summary.out_of_memory = s.integer(12);
+    summary.cached = s.integer(13);
+    summary.findings = s.integer(14);
+    summary.findings_fixed = s.integer(15);
+    summary.effort_days = s.real(16);
+    out.push_back(std::move(summary));
+  }
+  if (!s.ok()) return sqlError(file_, "reading the history", s.error());
+  return out;
+}
+
+Result<std::vector<std::string>> Store::referencedOutputDirs(const std::vector<std::int64_t>& nights) const {
+  Statement s(db_, "SELECT DISTINCT output_dir FROM runs WHERE night_id = ?1 AND output_dir <> ''");
+  std::set<std::string> dirs;
+  for (const std::int64_t night : nights) {
+    s.reset();
+    s.bindInt(1, night);
+    while (s.next()) dirs.insert(s.text(0));
+    if (!s.ok()) {
+      return sqlError(file_, "reading the output directories of night " + std::to_string(night), s.error());
+    }
+  }
+  return std::vector<std::string>(dirs.begin(), dirs.end());
+}
+
+Status Store::mergeFrom(const Store& shard, const std::function<std::string(const std::string&)>& rebase) {
+  const std::string what = "merging " + shard.file_.string();
+  if (&shard == this || (db_ != nullptr && shard.db_ == db_)) {
+    return makeError(file_.string() + ": " + what + " failed: a store cannot be merged into itself");
+  }
+
+  // Everything of the shard first, so that this store's write lock is held only for writing.
+  auto shard_nights = shard.nights();
+  if (!shard_nights) return shard_nights.error();
+  std::vector<std::vector<RepoRun>> shard_runs;
+  for (const auto& n : *shard_nights) {
+    auto rows = shard.runs(n.id);
+    if (!rows) return rows.error();
+    shard_runs.push_back(std::move(*rows));
+  }
+
+  std::string error;
+  Transaction tx(db_);
+  if (!tx.begin(error)) return sqlError(file_, what, error);
+
+  std::map<std::int64_t, std::int64_t> ids;  // the shard's night id → this store's
+  for (const auto& sn : *shard_nights) {
+    auto existing = nightByLabel(sn.label);
+    if (!existing) return existing.error();
+    const std::string night_what = what + " (night '" + sn.label + "')";
+    if (!*existing) {
+      Statement insert(
+          db_,
+          "INSERT INTO nights(label, started_at, finished_at, state, shard, tool_version, manifest) "
+          "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      insert.bindText(1, sn.label)
+          .bindText(2, sn.started_at)
+          .bindTextOrNull(3, sn.state == "completed" ? sn.finished_at : std::string())
+          .bindText(4, sn.state)
+          .bindText(5, sn.shard)
+          .bindText(6, sn.tool_version)
+          .bindText(7, sn.manifest);
+      if (!insert.run()) return sqlError(file_, night_what, insert.error());
+      ids[sn.id] = sqlite3_last_insert_rowid(db_);
+      continue;
+    }
+    const Night& mine = **existing;
+    ids[sn.id] = mine.id;
+    const bool completed = mine.state == "completed" && sn.state == "completed";
+    // Not completed: "running" (work may still go on somewhere) wins over "interrupted".
+    const std::string state = completed                                          ? "completed"
+                              : mine.state == "running" || sn.state == "running" ? "running"
+                                                                                 : "interrupted";
+    Statement update(db_, "UPDATE nights SET started_at = ?1, finished_at = ?2, state = ?3 WHERE id = ?4");
+    update.bindText(1, earlier(mine.started_at, sn.started_at))
+        .bindTextOrNull(2, completed ? later(mine.finished_at, sn.finished_at) : std::string())
+        .bindText(3, state)
+        .bindInt(4, mine.id);
+    if (!update.run()) return sqlError(file_, night_what, update.error());
+  }
+
+  for (std::size_t i = 0; i < shard_nights->size(); ++i) {
+    const std::int64_t night = ids.at((*shard_nights)[i].id);
+    for (RepoRun& row : shard_runs[i]) {
+      if (!row.output_dir.empty()) row.output_dir = rebase(row.output_dir);
+      if (row.cached_from) {
+        const auto it = ids.find(*row.cached_from);
+        row.cached_from = it != ids.end() ? std::optional<std::int64_t>(it->second) : std::nullopt;
+      }
+      if (auto inserted = insertRun(db_, file_, night, row); !inserted) return inserted;
+    }
+  }
+  if (!tx.commit(error)) return sqlError(file_, what, error);
+  return Ok{};
+}
+
+}  // namespace migrate::fleet

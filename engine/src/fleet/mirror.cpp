@@ -1,0 +1,221 @@
+#include "fleet/mirror.hpp"
+
+#include <git2.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "acquire/git_session.hpp"
+#include "migrate/engine/workspace.hpp"
+
+namespace migrate::fleet {
+namespace fs = std::filesystem;
+namespace {
+
+struct RemoteDeleter {
+  void operator()(git_remote* r) const { git_remote_free(r); }
+};
+using Remote = std::unique_ptr<git_remote, RemoteDeleter>;
+
+struct Callbacks {
+  const std::atomic<bool>* stop;
+  int credential_attempts = 0;
+};
+
+int onTransfer(const git_indexer_progress*, void* payload) {
+  return static_cast<Callbacks*>(payload)->stop->load() ? -1 : 0;
+}
+
+/// The user's ssh-agent for ssh URLs, default credentials otherwise; gives up after a few
+/// refusals instead of looping.
+int onCredentials(git_credential** out, const char*, const char* username_from_url, unsigned int allowed,
+                  void* payload) {
+  if (++static_cast<Callbacks*>(payload)->credential_attempts > 3) return GIT_EAUTH;
+  if ((allowed & GIT_CREDENTIAL_SSH_KEY) != 0)
+    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
+  if ((allowed & GIT_CREDENTIAL_DEFAULT) != 0) return git_credential_default_new(out);
+  return GIT_PASSTHROUGH;
+}
+
+/// Network, TLS and HTTP errors (not "not found" nor authentication) may pass on a new try.
+bool transient() {
+  const git_error* e = git_error_last();
+  if (!e) return false;
+  const std::string m = e->message ? e->message : "";
+  for (const char* permanent : {"not found", "404", "401", "403", "authentication", "does not exist",
+                                "not a git repository", "could not find repository"})
+    if (m.find(permanent) != std::string::npos) return false;
+  return e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_SSL || e->klass == GIT_ERROR_HTTP ||
+         m.find("timed out") != std::string::npos || m.find("reset by peer") != std::string::npos;
+}
+
+std::string oidText(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+/// Branch names of the mirror, for "ref not found" hints.
+std::string branchList(git_repository* repo) {
+  git_strarray refs{};
+  if (git_reference_list(&refs, repo) != 0) return {};
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < refs.count; ++i) {
+    const std::string r = refs.strings[i];
+    if (r.rfind("refs/heads/", 0) == 0) names.push_back(r.substr(11));
+  }
+  git_strarray_dispose(&refs);
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 8; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 8) out += ", ...";
+  return out.empty() ? "none" : out;
+}
+
+/// One fetch of every branch and tag (a clone when the mirror is new); sets the mirror's HEAD
+/// to the remote's default branch.
+Status fetchOnce(git_repository* repo, const std::string& url, Callbacks& cb, bool fresh) {
+  git_remote* raw = nullptr;
+  if (git_remote_lookup(&raw, repo, "origin") != 0) {
+    if (git_remote_create_with_fetchspec(&raw, repo, "origin", url.c_str(), "+refs/heads/*:refs/heads/*") !=
+        0)
+      return makeError(git::lastError());
+    if (git_remote_add_fetch(repo, "origin", "+refs/tags/*:refs/tags/*") != 0)
+      return makeError(git::lastError());
+    git_remote_free(raw);
+    if (git_remote_lookup(&raw, repo, "origin") != 0) return makeError(git::lastError());
+  } else if (std::string(git_remote_url(raw)) != url) {  // the manifest moved the repository
+    git_remote_free(raw);
+    if (git_remote_set_url(repo, "origin", url.c_str()) != 0 || git_remote_lookup(&raw, repo, "origin") != 0)
+      return makeError(git::lastError());
+  }
+  Remote remote(raw);
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  callbacks.transfer_progress = onTransfer;
+  callbacks.credentials = onCredentials;
+  callbacks.payload = &cb;
+  if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) != 0)
+    return makeError(git::lastError());
+  git_buf head = GIT_BUF_INIT;
+  std::string default_branch;
+  if (git_remote_default_branch(&head, remote.get()) == 0) default_branch = head.ptr;
+  git_buf_dispose(&head);
+  git_fetch_options opts = GIT_FETCH_OPTIONS_INIT;
+  opts.callbacks = callbacks;
+  opts.prune = GIT_FETCH_PRUNE;
+  opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+  if (git_remote_fetch(remote.get(), nullptr, &opts,
+                       fresh ? "migrate-pipeline: mirror" : "migrate-pipeline: fetch") != 0)
+    return makeError(git::lastError());
+  if (!default_branch.empty()) git_repository_set_head(repo, default_branch.c_str());
+  return Ok{};
+}
+
+Result<std::string> resolve(git_repository* repo, const std::string& url, const std::string& ref) {
+  git_object* obj = nullptr;
+  if (ref.empty()) {
+    if (git_revparse_single(&obj, repo, "HEAD") != 0)
+      return makeError(url + " has no default branch (an empty repository?); set ref (branches: " +
+                       branchList(repo) + ")");
+  } else {
+    for (const std::string& spec : {"refs/heads/" + ref, "refs/tags/" + ref, ref})
+      if (git_revparse_single(&obj, repo, spec.c_str()) == 0) break;
+    if (!obj)
+      return makeError("ref '" + ref + "' not found in " + url + " (branches: " + branchList(repo) +
+                       "); fix ref in the manifest");
+  }
+  git::Object target(obj);
+  git_object* commit = nullptr;
+  if (git_object_peel(&commit, target.get(), GIT_OBJECT_COMMIT) != 0)
+    return makeError("ref '" + ref + "' of " + url + " does not name a commit");
+  git::Object owned(commit);
+  return oidText(*git_object_id(commit));
+}
+
+}  // namespace
+
+Result<MirrorState> updateMirror(const fs::path& mirror, const std::string& url, const std::string& ref,
+                                 const FetchSpec& fetch, const std::atomic<bool>& stop) {
+  git::Session session;
+  std::error_code ec;
+  const bool fresh = !fs::exists(mirror / "HEAD", ec);
+  git_repository* raw = nullptr;
+  if (fresh) {
+    fs::remove_all(mirror, ec);  // a clone that died half-way
+    fs::create_directories(mirror.parent_path(), ec);
+    if (git_repository_init(&raw, mirror.c_str(), 1) != 0)
+      return makeError("clone failed: cannot create the mirror " + mirror.string() + ": " + git::lastError());
+  } else if (git_repository_open_bare(&raw, mirror.c_str()) != 0) {
+    return makeError("fetch failed: the mirror " + mirror.string() + " is damaged (" + git::lastError() +
+                     "); remove it and run again");
+  }
+  git::Repository repo(raw);
+  MirrorState state;
+  auto backoff = fetch.backoff;
+  for (;;) {
+    ++state.attempts;
+    Callbacks cb{&stop};
+    const Status st = fetchOnce(repo.get(), url, cb, fresh);
+    if (st) break;
+    if (stop.load()) return makeError("fetch interrupted");
+    const bool retry = transient() && state.attempts < fetch.attempts;
+    if (!retry) {
+      std::string msg = st.error().message;
+      std::replace(msg.begin(), msg.end(), '\n', ' ');
+      return makeError(
+          std::string(fresh ? "clone" : "fetch") + " failed: " + msg +
+          (state.attempts > 1 ? " (after " + std::to_string(state.attempts) + " tries)" : "") +
+          (cb.credential_attempts > 3 ? "; authentication failed: load a key into ssh-agent" : ""));
+    }
+    for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop.load();
+         waited += std::chrono::milliseconds(50))
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    backoff *= 2;
+  }
+  auto commit = resolve(repo.get(), url, ref);
+  if (!commit) return commit.error();
+  state.commit = commit.value();
+  return state;
+}
+
+bool isGitRepository(const fs::path& path) {
+  git::Session session;
+  git_repository* raw = nullptr;
+  if (git_repository_open_ext(&raw, path.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) return false;
+  git_repository_free(raw);
+  return true;
+}
+
+std::string digest(const std::string& text) {
+  git::Session session;
+  git_oid oid;
+  git_odb_hash(&oid, text.data(), text.size(), GIT_OBJECT_BLOB);
+  return oidText(oid);
+}
+
+std::string fileDigest(const fs::path& file) {
+  git::Session session;
+  git_oid oid;
+  if (git_odb_hashfile(&oid, file.c_str(), GIT_OBJECT_BLOB) != 0) return {};
+  return oidText(oid);
+}
+
+Result<std::string> directoryDigest(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
+    return makeError(root.string() + " is neither a git repository nor a directory");
+  std::vector<sdk::Diagnostic> ignored;
+  std::string listing;
+  for (const TreeEntry& e : listRepositoryTree(root, ignored)) {
+    listing += e.path;
+    listing += '\0';
+    listing += e.link_target.empty() ? fileDigest(root / e.path) : "link:" + e.link_target;
+    listing += '\n';
+  }
+  return "tree:" + digest(listing);
+}
+
+}  // namespace migrate::fleet
