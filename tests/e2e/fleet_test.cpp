@@ -210,6 +210,24 @@ TEST_F(FleetTest, BrokenRepositoriesAreRecordedWhileTheOthersFinish) {
   EXPECT_EQ(retried["good"]["duration_s"], repos["good"]["duration_s"]);  // not run again
 }
 
+TEST_F(FleetTest, TransientNetworkErrorsAreRetriedWithBackoff) {
+  // Nothing listens on 127.0.0.1:9: a refused connection, as from a server restarting.
+  manifest(
+      "  - {name: net, source: 'http://127.0.0.1:9/repo.git'}\n"
+      "  - {name: gone, source: 'file://" +
+          (dir_ / "nowhere").string() + "'}\n",
+      "fetch: {attempts: 3, backoff: 300ms}\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  const CommandResult r = night();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 6) << r.output;
+  auto repos = byName(status());
+  EXPECT_NE(repos["net"]["reason"].get<std::string>().find("(after 3 tries)"), std::string::npos)
+      << repos["net"];
+  EXPECT_EQ(repos["gone"]["reason"].get<std::string>().find("tries"), std::string::npos) << repos["gone"];
+  EXPECT_GE(seconds, 0.9);  // 300 ms, then 600 ms between the tries
+}
+
 TEST_F(FleetTest, KilledNightResumesAndASecondRunIsRefused) {
   for (const char* name : {"r1", "r2", "r3"}) commitRepo(dir_ / "src" / name, 1);
   commitRepo(dir_ / "src/slow", 1, "# MIGRATE_TEST_HANG\n");
@@ -321,6 +339,25 @@ TEST_F(FleetTest, OldOutputsAndMirrorsOfRemovedRepositoriesAreRemoved) {
   ASSERT_EQ(night().exit_code, 0);
   EXPECT_FALSE(fs::exists(out() / "mirrors/changing.git"));
   EXPECT_TRUE(fs::exists(out() / "mirrors/kept.git"));
+}
+
+TEST_F(FleetTest, TheExampleManifestRunsAndIsCachedTheSecondNight) {
+  const std::string example = quote((sourceDir() / "pipelines/fleet-example.yaml").string());
+  CommandResult r = fleet("run " + example + " --output " + quote(out().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  json s = status();
+  ASSERT_EQ(s["repos"].size(), 4u);
+  for (const json& repo : s["repos"]) {
+    EXPECT_EQ(repo["status"], "succeeded") << repo;
+    const fs::path dir = repo["output_dir"].get<std::string>();
+    EXPECT_TRUE(fs::exists(dir / todaysReport())) << dir;
+    EXPECT_TRUE(fs::exists(dir / "npu_migration.patch")) << dir;
+    EXPECT_GT(repo["findings"].get<int>(), 0) << repo;
+    EXPECT_FALSE(repo["verdict"].get<std::string>().empty()) << repo;  // phase_matrix ran
+  }
+  r = fleet("run " + example + " --output " + quote(out().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const json& repo : status()["repos"]) EXPECT_EQ(repo["status"], "cached") << repo;
 }
 
 TEST_F(FleetTest, BadManifestsAndArgumentsStopBeforeAnythingRuns) {

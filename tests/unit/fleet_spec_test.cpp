@@ -123,7 +123,9 @@ TEST(FleetUnits, DurationsAndMemory) {
   EXPECT_EQ(parseDuration("30m").value(), std::chrono::seconds(1800));
   EXPECT_EQ(parseDuration("1h30m").value(), std::chrono::seconds(5400));
   EXPECT_EQ(parseDuration("45").value(), std::chrono::seconds(45));
-  for (const char* bad : {"", "m", "1h30", "-5m", "0s", "5d", "1.5h"})
+  EXPECT_EQ(parseDuration("250ms").value(), std::chrono::milliseconds(250));
+  EXPECT_EQ(parseDuration("1m30s").value(), std::chrono::seconds(90));
+  for (const char* bad : {"", "m", "1h30", "-5m", "0s", "5d", "1.5h", "5mss"})
     EXPECT_FALSE(parseDuration(bad).ok()) << bad;
   EXPECT_EQ(parseMemory("4GiB").value(), 4ULL << 30);
   EXPECT_EQ(parseMemory("512M").value(), 512ULL << 20);

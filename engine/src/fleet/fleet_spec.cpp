@@ -65,7 +65,8 @@ void readSettings(const Reader& r, const YAML::Node& n, const std::string& what,
   if (n["timeout"]) {
     auto d = parseDuration(r.string(n["timeout"], what + ".timeout"));
     if (!d) r.fail(n["timeout"], what + ".timeout: " + d.error().message);
-    s.timeout = d.value();
+    if (d.value() < std::chrono::seconds(1)) r.fail(n["timeout"], what + ".timeout must be at least 1s");
+    s.timeout = std::chrono::duration_cast<std::chrono::seconds>(d.value());
   }
   if (n["memory"]) {
     auto m = parseMemory(r.string(n["memory"], what + ".memory"));
@@ -262,10 +263,10 @@ Result<FleetSpec> loadFleet(const fs::path& file) {
   }
 }
 
-Result<std::chrono::seconds> parseDuration(const std::string& text) {
-  const std::string hint = "'" + text + "' is not a duration; write e.g. 90s, 30m, 2h or 1h30m";
+Result<std::chrono::milliseconds> parseDuration(const std::string& text) {
+  const std::string hint = "'" + text + "' is not a duration; write e.g. 500ms, 90s, 30m, 2h or 1h30m";
   if (text.empty()) return makeError(hint);
-  long long total = 0;
+  long long total = 0;  // milliseconds
   std::size_t i = 0;
   bool unitless = true;
   while (i < text.size()) {
@@ -275,23 +276,26 @@ Result<std::chrono::seconds> parseDuration(const std::string& text) {
     const long long n = std::stoll(text.substr(i, j - i));
     if (j == text.size()) {
       if (!unitless) return makeError(hint);  // "1h30" is ambiguous
-      total += n;
+      total += n * 1000;
       break;
     }
     unitless = false;
-    const char unit = text[j];
-    if (unit == 'h')
-      total += n * 3600;
-    else if (unit == 'm')
-      total += n * 60;
-    else if (unit == 's')
+    if (text.compare(j, 2, "ms") == 0) {
       total += n;
-    else
+      ++j;
+    } else if (text[j] == 'h') {
+      total += n * 3600000;
+    } else if (text[j] == 'm') {
+      total += n * 60000;
+    } else if (text[j] == 's') {
+      total += n * 1000;
+    } else {
       return makeError(hint);
+    }
     i = j + 1;
   }
   if (total <= 0) return makeError("'" + text + "' is not a positive duration");
-  return std::chrono::seconds(total);
+  return std::chrono::milliseconds(total);
 }
 
 Result<std::uint64_t> parseMemory(const std::string& text) {

@@ -47,8 +47,8 @@ struct FleetSpec {
 /// was expected and a hint; duplicate names name both places.
 Result<FleetSpec> loadFleet(const std::filesystem::path& file);
 
-/// "90s", "30m", "2h", "1h30m" or plain seconds.
-Result<std::chrono::seconds> parseDuration(const std::string& text);
+/// "500ms", "90s", "30m", "2h", "1h30m" or plain seconds.
+Result<std::chrono::milliseconds> parseDuration(const std::string& text);
 /// "4GiB", "512MiB", "64KiB", "4G", "512M" (binary units) or plain bytes.
 Result<std::uint64_t> parseMemory(const std::string& text);
 

@@ -40,16 +40,20 @@ int onCredentials(git_credential** out, const char*, const char* username_from_u
   return GIT_PASSTHROUGH;
 }
 
-/// Network, TLS and HTTP errors (not "not found" nor authentication) may pass on a new try.
+/// Network, TLS and HTTP errors — a refused or dropped connection, a timeout, a host name not
+/// resolved — may pass on a new try; "not found" and authentication errors do not.
 bool transient() {
   const git_error* e = git_error_last();
   if (!e) return false;
   const std::string m = e->message ? e->message : "";
   for (const char* permanent : {"not found", "404", "401", "403", "authentication", "does not exist",
-                                "not a git repository", "could not find repository"})
+                                "not a git repository", "could not find repository", "resolve path"})
     if (m.find(permanent) != std::string::npos) return false;
-  return e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_SSL || e->klass == GIT_ERROR_HTTP ||
-         m.find("timed out") != std::string::npos || m.find("reset by peer") != std::string::npos;
+  if (e->klass == GIT_ERROR_NET || e->klass == GIT_ERROR_SSL || e->klass == GIT_ERROR_HTTP) return true;
+  for (const char* network : {"failed to connect", "Connection refused", "timed out", "reset by peer",
+                              "resolve host", "resolve address", "unexpected disconnect", "early EOF"})
+    if (m.find(network) != std::string::npos) return true;
+  return false;
 }
 
 std::string oidText(const git_oid& oid) {

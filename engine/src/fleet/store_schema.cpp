@@ -1,0 +1,173 @@
+#include "fleet/store_schema.hpp"
+
+#include <charconv>
+#include <optional>
+#include <string>
+
+#include "fleet/fleet_store.hpp"
+#include "fleet/sqlite_statement.hpp"
+
+namespace migrate::fleet {
+namespace {
+
+namespace fs = std::filesystem;
+using sql::execute;
+using sql::sqlError;
+using sql::Statement;
+using sql::Transaction;
+
+constexpr const char* kWhatToDo = "; move it away or choose another --output directory";
+
+// The schema of version kStoreSchemaVersion. Only constant SQL here: values are always bound.
+constexpr const char* kSchema = R"sql(
+-- Facts about the store itself; key 'schema_version' holds kStoreSchemaVersion as text.
+CREATE TABLE meta(
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+
+-- One row per night: a `fleet run` over the manifest (or one shard of it), resumable until
+-- completed. finished_at is NULL until the night completed.
+CREATE TABLE nights(
+  id INTEGER PRIMARY KEY,
+  label TEXT NOT NULL UNIQUE,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  state TEXT NOT NULL CHECK(state IN ('running', 'interrupted', 'completed')),
+  shard TEXT NOT NULL DEFAULT '',
+  tool_version TEXT NOT NULL DEFAULT '',
+  manifest TEXT NOT NULL DEFAULT ''
+);
+
+-- One row per repository per night: the outcome of its child run (or the cache decision).
+-- exit_code is NULL when the child did not exit by itself (killed) or did not run (cached);
+-- cached_from is the night whose row a cached row carries over (NULL otherwise);
+-- output_dir is relative to the fleet directory, '' when there is none.
+CREATE TABLE runs(
+  night_id INTEGER NOT NULL REFERENCES nights(id),
+  repo TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT '',
+  ref TEXT NOT NULL DEFAULT '',
+  commit_sha TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL
+    CHECK(status IN ('succeeded', 'failed', 'timed_out', 'out_of_memory', 'cached')),
+  reason TEXT NOT NULL DEFAULT '',
+  exit_code INTEGER NULL,
+  duration_s REAL NOT NULL DEFAULT 0,
+  peak_rss_mb REAL NOT NULL DEFAULT 0,
+  cache_key TEXT NOT NULL DEFAULT '',
+  output_dir TEXT NOT NULL DEFAULT '',
+  cached_from INTEGER NULL,
+  findings INTEGER NOT NULL DEFAULT 0,
+  findings_fixed INTEGER NOT NULL DEFAULT 0,
+  effort_days REAL NOT NULL DEFAULT 0,
+  verdict TEXT NOT NULL DEFAULT '',
+  verify_status TEXT NOT NULL DEFAULT '',
+  checks_passed INTEGER NOT NULL DEFAULT 0,
+  checks_failed INTEGER NOT NULL DEFAULT 0,
+  checks_skipped INTEGER NOT NULL DEFAULT 0,
+  started_at TEXT NOT NULL DEFAULT '',
+  finished_at TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(night_id, repo)
+);
+-- A repository's rows across nights, newest last (lastRun, cache decisions).
+CREATE INDEX runs_by_repo ON runs(repo, night_id);
+
+-- The stages of one row's child run, in the child's order (ord counts from 0).
+CREATE TABLE stages(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  stage TEXT NOT NULL,
+  ord INTEGER NOT NULL,
+  status TEXT NOT NULL DEFAULT '',
+  detail TEXT NOT NULL DEFAULT '',
+  seconds REAL NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, stage),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+
+-- One row's findings per rule: total, and how many of them the emit stage fixed.
+CREATE TABLE finding_counts(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  domain TEXT NOT NULL DEFAULT '',
+  severity TEXT NOT NULL DEFAULT '',
+  total INTEGER NOT NULL DEFAULT 0,
+  fixed INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, rule),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+)sql";
+
+struct SchemaPresence {
+  bool meta = false;
+  bool other = false;
+};
+
+Result<SchemaPresence> inspectSchema(sqlite3* db, const fs::path& file) {
+  Statement s(db,
+              "SELECT name = 'meta' AND type = 'table' FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'");
+  SchemaPresence p;
+  while (s.next()) (s.integer(0) != 0 ? p.meta : p.other) = true;
+  if (!s.ok()) {
+    if (s.code() == SQLITE_NOTADB) {
+      return makeError(file.string() + " is not a fleet store (SQLite: " + s.error() + ")" + kWhatToDo);
+    }
+    return sqlError(file, "reading the store's schema", s.error());
+  }
+  return p;
+}
+
+}  // namespace
+
+Status createSchemaIfAbsent(sqlite3* db, const fs::path& file) {
+  auto presence = inspectSchema(db, file);
+  if (!presence) return presence.error();
+  if (presence->meta) return Ok{};
+
+  std::string error;
+  Transaction tx(db);
+  if (!tx.begin(error)) return sqlError(file, "creating the store's schema", error);
+  presence = inspectSchema(db, file);  // another process may have created it meanwhile
+  if (!presence) return presence.error();
+  if (presence->meta) return Ok{};
+  if (presence->other) {
+    return makeError(file.string() +
+                     " is not a fleet store (a SQLite database without the store's meta table)" + kWhatToDo);
+  }
+  if (!execute(db, kSchema, error)) return sqlError(file, "creating the store's schema", error);
+  Statement version(db, "INSERT INTO meta(key, value) VALUES('schema_version', ?1)");
+  version.bindText(1, std::to_string(kStoreSchemaVersion));
+  if (!version.run()) return sqlError(file, "writing the store's schema version", version.error());
+  if (!tx.commit(error)) return sqlError(file, "creating the store's schema", error);
+  return Ok{};
+}
+
+Status checkSchemaVersion(sqlite3* db, const fs::path& file) {
+  Statement s(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+  std::optional<std::string> value;
+  if (s.next()) value = s.text(0);
+  if (!s.ok()) return sqlError(file, "reading the store's schema version", s.error());
+  if (!value) {
+    return makeError(file.string() +
+                     ": the store has no schema version (meta table without 'schema_version')" + kWhatToDo);
+  }
+  int version = 0;
+  const char* end = value->data() + value->size();
+  const auto parsed = std::from_chars(value->data(), end, version);
+  const std::string reads = "this migrate-pipeline reads (" + std::to_string(kStoreSchemaVersion) + ")";
+  if (parsed.ec != std::errc() || parsed.ptr != end || version < 1) {
+    return makeError(file.string() + ": store schema version '" + *value + "' is not one " + reads +
+                     kWhatToDo);
+  }
+  if (version > kStoreSchemaVersion) {
+    return makeError(file.string() + ": store schema version " + std::to_string(version) + " is newer than " +
+                     reads + "; use a newer migrate-pipeline or another --output directory");
+  }
+  return Ok{};
+}
+
+/// The earlier of two ISO 8601 UTC times; an empty one counts as unknown.
+
+}  // namespace migrate::fleet
