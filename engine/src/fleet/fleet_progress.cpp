@@ -45,9 +45,12 @@ void FleetProgress::note(const std::string& line) {
   printLocked(line, false);
 }
 
-void FleetProgress::started(const std::string& repo) {
+void FleetProgress::running(const std::string& repo, bool running) {
   std::lock_guard lock(mutex_);
-  running_.insert(repo);
+  if (running)
+    running_.insert(repo);
+  else
+    running_.erase(repo);
   if (terminal_) drawLocked();
 }
 

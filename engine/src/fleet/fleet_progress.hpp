@@ -22,7 +22,8 @@ class FleetProgress {
 
   /// A message of the runner (not about one repository).
   void note(const std::string& line);
-  void started(const std::string& repo);
+  /// A repository's child started (true) or ended (false).
+  void running(const std::string& repo, bool running);
   /// A repository's row was recorded.
   void finished(const RepoRun& run);
   /// Clears the redrawn line (before the summary).

@@ -306,7 +306,7 @@ int runFleet(const FleetRunOptions& options) {
                          auto last = store.lastRun(name, night.id);
                          return last ? last.value() : std::nullopt;
                        },
-                       [&](const std::string& name) { progress.started(name); }};
+                       [&](const std::string& name, bool running) { progress.running(name, running); }};
   const auto t0 = std::chrono::steady_clock::now();
   std::atomic<std::size_t> next{0};
   auto worker = [&] {

@@ -149,11 +149,12 @@ std::optional<RepoRun> runRepository(const NightContext& night, const RepoSpec& 
     argv.push_back("--set");
     argv.push_back(o.key + "=" + o.value);
   }
-  night.started(repo.name);
+  night.running(repo.name, true);
   const ChildLimits limits{repo.timeout, repo.memory_bytes};
   const fs::path log = out / "fleet-child.log";
   const ChildOutcome outcome =
       runChild(argv, out, {"TMPDIR=" + (out / "_tmp").string()}, log, limits, night.stop);
+  night.running(repo.name, false);
   if (outcome.interrupted) return std::nullopt;
   fs::remove_all(out / "_tmp", ec);
   run.peak_rss_mb = outcome.peak_rss_mb;

@@ -29,7 +29,8 @@ struct NightContext {
   const std::atomic<bool>& stop;
   /// The repository's row in the latest earlier night (serialised by the caller).
   std::function<std::optional<RepoRun>(const std::string&)> previous;
-  std::function<void(const std::string&)> started;  ///< a child is about to start
+  /// A child is about to start (true) or has ended (false).
+  std::function<void(const std::string&, bool)> running;
 };
 
 /// The pipeline overrides a repository's run gets besides its source: no report copy outside
