@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <ctime>
 #include <iostream>
+
+#include "time/utc_time.hpp"
 
 namespace migrate::fleet {
 
@@ -15,12 +16,7 @@ FleetProgress::~FleetProgress() {
 }
 
 void FleetProgress::printLocked(const std::string& line, bool always) {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  log_ << stamp << " " << line << "\n" << std::flush;
+  log_ << utcNow() << " " << line << "\n" << std::flush;
   if (quiet_ && !always) return;
   if (drawn_) std::cerr << "\r\033[K";
   std::cerr << "fleet: " << line << "\n";

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
-#include <ctime>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -22,6 +21,7 @@
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
+#include "time/utc_time.hpp"
 
 namespace migrate {
 namespace fs = std::filesystem;
@@ -35,15 +35,6 @@ std::atomic<int> g_signal{0};
 extern "C" void onStopSignal(int sig) {
   g_signal.store(sig);
   g_stop.store(true);
-}
-
-std::string utcNow(const char* format = "%Y-%m-%dT%H:%M:%SZ") {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
 }
 
 /// An exclusive lock on DIR/fleet.lock for the process's lifetime (flock: released when the

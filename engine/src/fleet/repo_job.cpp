@@ -3,24 +3,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
-#include <ctime>
 
 #include "fleet/child_run.hpp"
 #include "fleet/mirror.hpp"
 #include "fleet/run_record.hpp"
+#include "time/utc_time.hpp"
 
 namespace migrate::fleet {
 namespace fs = std::filesystem;
 namespace {
-
-std::string utcNow() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 /// `text` as a YAML scalar that reads back as exactly this string.
 std::string yamlString(const std::string& text) {

@@ -24,6 +24,7 @@
 #include "progress/progress.hpp"
 #include "report/reporter.hpp"
 #include "rules/rule_set.hpp"
+#include "time/utc_time.hpp"
 #include "verify/verifier.hpp"
 
 namespace migrate {
@@ -31,15 +32,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string utcNow() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::shared_ptr<spdlog::logger> makeLogger(const fs::path& log_file, const RunOptions& options) {
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
