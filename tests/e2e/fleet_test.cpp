@@ -357,7 +357,8 @@ TEST_F(FleetTest, TheExampleManifestRunsAndIsCachedTheSecondNight) {
   }
   r = fleet("run " + example + " --output " + quote(out().string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  for (const json& repo : status()["repos"]) EXPECT_EQ(repo["status"], "cached") << repo;
+  s = status();
+  for (const json& repo : s["repos"]) EXPECT_EQ(repo["status"], "cached") << repo;
 }
 
 TEST_F(FleetTest, BadManifestsAndArgumentsStopBeforeAnythingRuns) {

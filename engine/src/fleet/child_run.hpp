@@ -30,8 +30,9 @@ struct ChildOutcome {
 };
 
 /// Runs `argv` in `cwd` with `environment` ("K=V") added, stdout and stderr appended to `log`.
-/// Checks the limits and `stop` every 100 ms; a child killed for them gets SIGTERM, then SIGKILL
-/// for everything left in its group two seconds later. The child also dies when this thread does.
+/// Checks the timeout and `stop` every 100 ms, the group's memory every 200 ms; a child killed for them gets
+/// SIGTERM, then SIGKILL for everything left in its group two seconds later. The child also dies when this
+/// thread does.
 ChildOutcome runChild(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                       const std::vector<std::string>& environment, const std::filesystem::path& log,
                       const ChildLimits& limits, const std::atomic<bool>& stop);

@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "acquire/git_session.hpp"
 #include "fleet/fleet_progress.hpp"
 #include "fleet/fleet_spec.hpp"
 #include "fleet/fleet_store.hpp"
@@ -277,6 +278,9 @@ int runFleet(const FleetRunOptions& options) {
                             options.rerun.empty() ? "" : " (--rerun " + options.rerun + ")"));
 
   StopSignals signals;
+  // libgit2 stays initialised until the workers are gone: its per-thread error state is freed
+  // when a thread ends, which it can only do while the library is up.
+  const git::Session git_session;
   CacheKeys keys(options.executable.empty() ? selfExecutable() : options.executable);
   std::counting_semaphore<1024> fetch_slots(fleet.fetch.concurrency);
   std::counting_semaphore<1024> run_slots(jobs);
