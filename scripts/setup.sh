@@ -14,6 +14,7 @@ test_packages=(
   python3 python3-torch python3-numpy python3-pyflakes python3-jsonschema python3-packaging
   shellcheck openssh-server openssh-client
   libicu72  # the SARIF validator (a .NET program) run by hand; the tests run it culture-invariant
+  chromium  # headless, loads the fleet dashboard in the tests
 )
 # Microsoft's SARIF validator from npm, for the SARIF tests: pinned, into a git-ignored prefix of
 # this checkout, where cmake/MigrateSarifValidator.cmake looks for it.

@@ -216,6 +216,8 @@ int main(int argc, char** argv) {
   fleet_history->add_option("dir", fleet_dir, "Fleet directory")->required();
   fleet_history->add_option("--format", fleet_format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
+  auto* fleet_dashboard = fleet->add_subcommand("dashboard", "Write DIR/index.html from the store");
+  fleet_dashboard->add_option("dir", fleet_dir, "Fleet directory")->required();
   std::vector<std::string> merge_dirs;
   auto* fleet_merge = fleet->add_subcommand("merge", "Combine shard stores into one");
   fleet_merge->add_option("--output", fleet_dir, "Fleet directory receiving the merged store")->required();
@@ -243,6 +245,7 @@ int main(int argc, char** argv) {
   }
   if (*fleet_status) return fleetStatus(fleet_dir, fleet_night, fleet_format);
   if (*fleet_history) return fleetHistory(fleet_dir, fleet_format);
+  if (*fleet_dashboard) return fleetDashboard(fleet_dir);
   if (*fleet_merge) {
     std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());
     return fleetMerge(fleet_dir, shards);

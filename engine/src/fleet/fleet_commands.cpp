@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "fleet/dashboard.hpp"
 #include "fleet/fleet_store.hpp"
 #include "fleet/fleet_tables.hpp"
 #include "migrate/engine/fleet.hpp"
@@ -94,6 +95,33 @@ int fleetMerge(const fs::path& output, const std::vector<fs::path>& shards) {
     std::cerr << "fleet: merged " << (from / "fleet.db").string() << "\n";
   }
   std::cerr << "fleet: " << (target / "fleet.db").string() << " holds the merged nights\n";
+  if (auto st = writeDashboard(*store, target); !st)
+    std::cerr << "warning: the dashboard was not written: " << st.error().message << "\n";
+  return kExitOk;
+}
+
+int fleetDashboard(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    std::cerr << "error: " << dir.string()
+              << " is not a directory: give the --output directory of a `fleet run`\n";
+    return kExitUsage;
+  }
+  Status written = Ok{};
+  if (!fs::is_regular_file(dir / "fleet.db", ec)) {
+    written = writeDashboardProblem(
+        dir, (dir / "fleet.db").string() + " does not exist: no night has run here yet");
+  } else if (auto store = Store::open(dir / "fleet.db"); !store) {
+    std::cerr << "warning: " << store.error().message << "\n";
+    written = writeDashboardProblem(dir, store.error().message);
+  } else {
+    written = writeDashboard(store.value(), dir);
+  }
+  if (!written) {
+    std::cerr << "error: " << written.error().message << "\n";
+    return kExitFleetStore;
+  }
+  std::cerr << "fleet: wrote " << (dir / "index.html").string() << "\n";
   return kExitOk;
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "acquire/git_session.hpp"
+#include "fleet/dashboard.hpp"
 #include "fleet/fleet_progress.hpp"
 #include "fleet/fleet_spec.hpp"
 #include "fleet/fleet_store.hpp"
@@ -189,6 +190,14 @@ void keepDiskBounded(Store& store, const fs::path& dir, int keep, const FleetSpe
                     removed, keep, pruned));
 }
 
+/// DIR/index.html after a night; a failure to write it is reported, the night stands.
+void refreshDashboard(const Store& store, const fs::path& dir, FleetProgress& progress) {
+  if (auto st = writeDashboard(store, dir); !st)
+    progress.note("warning: the dashboard was not written: " + st.error().message);
+  else
+    progress.note("dashboard: " + (dir / "index.html").string());
+}
+
 fs::path selfExecutable() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
@@ -331,6 +340,7 @@ int runFleet(const FleetRunOptions& options) {
   }
   if (g_stop.load()) {
     (void)store.setNightState(night.id, "interrupted", "");
+    refreshDashboard(store, dir, progress);
     progress.note(
         fmt::format("night {} ({}) interrupted by signal {} after {:.1f} s; its recorded results are kept: "
                     "`migrate-pipeline fleet run` again completes it",
@@ -343,6 +353,7 @@ int runFleet(const FleetRunOptions& options) {
     return kExitFleetStore;
   }
   keepDiskBounded(store, dir, fleet.keep_nights, fleet, progress);
+  refreshDashboard(store, dir, progress);
   auto rows = store.runs(night.id);
   if (!rows) {
     std::cerr << "error: " << rows.error().message << "\n";

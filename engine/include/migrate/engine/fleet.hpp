@@ -42,8 +42,12 @@ int fleetStatus(const std::filesystem::path& dir, std::int64_t night, const std:
 /// `migrate-pipeline fleet history DIR`: one row per night.
 int fleetHistory(const std::filesystem::path& dir, const std::string& format);
 
+/// `migrate-pipeline fleet dashboard DIR`: writes DIR/index.html from the store; a missing or
+/// damaged store gives a page that says so (exit 0), an unwritable page exits 8.
+int fleetDashboard(const std::filesystem::path& dir);
+
 /// `migrate-pipeline fleet merge --output DIR SHARD_DIR...`: the shard stores combined into
-/// DIR/fleet.db (nights matched by label, output directories relative to DIR).
+/// DIR/fleet.db (nights matched by label, output directories relative to DIR), then the dashboard.
 int fleetMerge(const std::filesystem::path& output, const std::vector<std::filesystem::path>& shards);
 
 /// Parses "I/N" (1 ≤ I ≤ N ≤ 10000); false when malformed.

@@ -1,0 +1,208 @@
+#include "fleet/dashboard.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "emit/template_store.hpp"
+#include "fleet/trend_chart.hpp"
+#include "outputs/json_output.hpp"
+
+namespace migrate::fleet {
+namespace fs = std::filesystem;
+namespace {
+
+bool failure(const std::string& status) {
+  return status != "succeeded" && status != "cached";
+}
+
+/// Failures first in the default order, then the rest: the order `status` sorts by.
+int statusRank(const std::string& status) {
+  static const std::map<std::string, int> ranks{
+      {"failed", 0}, {"timed_out", 1}, {"out_of_memory", 2}, {"succeeded", 3}, {"cached", 4}};
+  const auto it = ranks.find(status);
+  return it == ranks.end() ? 5 : it->second;
+}
+
+std::string decimals(double v, int places) {
+  return fmt::format("{:.{}f}", v, places);
+}
+
+/// Links to the run's report, patch, SARIF and log, relative to the page, for the files that exist.
+void addLinks(sdk::TemplateData& row, const fs::path& dir, const std::string& output_dir) {
+  if (output_dir.empty()) return;
+  const fs::path out = dir / output_dir;
+  std::vector<std::pair<std::string, std::string>> links;  // text, relative href
+  std::error_code ec;
+  std::vector<std::string> reports;
+  for (fs::directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("CodeReview_Results_", 0) == 0 && it->path().extension() == ".md") reports.push_back(name);
+  }
+  std::sort(reports.begin(), reports.end());
+  if (!reports.empty()) links.emplace_back("report", output_dir + "/" + reports.back());
+  for (const auto& [text, file] : {std::pair<std::string, std::string>{"patch", "npu_migration.patch"},
+                                   {"SARIF", "findings.sarif"},
+                                   {"log", "run.log"}})
+    if (fs::is_regular_file(out / file, ec)) links.emplace_back(text, output_dir + "/" + file);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    sdk::TemplateData& link = row.addItem("links");
+    link.set("text", links[i].first).set("href", escapeHtml(links[i].second));
+    link.setFlag("last", i + 1 == links.size());
+  }
+}
+
+sdk::TemplateData& card(sdk::TemplateData& data, const std::string& value, const std::string& label) {
+  return data.addItem("cards").set("value", escapeHtml(value)).set("label", escapeHtml(label));
+}
+
+void addCharts(sdk::TemplateData& data, const std::vector<NightSummary>& history) {
+  std::vector<std::string> labels;
+  TrendSeries remaining{"remaining", "#D55E00", {}};
+  TrendSeries fixed{"fixed", "#009E73", {}};
+  TrendSeries effort{"person-days left", "#0072B2", {}};
+  TrendSeries succeeded{"succeeded", "#009E73", {}}, cached{"cached", "#56B4E9", {}},
+      failed{"failed", "#D55E00", {}}, timed_out{"timed out", "#E69F00", {}},
+      oom{"out of memory", "#CC79A7", {}};
+  for (const NightSummary& n : history) {
+    labels.push_back(n.night.label);  // the night's date unless it was given another label
+    remaining.values.push_back(static_cast<double>(n.findings - n.findings_fixed));
+    fixed.values.push_back(static_cast<double>(n.findings_fixed));
+    effort.values.push_back(n.effort_days);
+    succeeded.values.push_back(static_cast<double>(n.succeeded));
+    cached.values.push_back(static_cast<double>(n.cached));
+    failed.values.push_back(static_cast<double>(n.failed));
+    timed_out.values.push_back(static_cast<double>(n.timed_out));
+    oom.values.push_back(static_cast<double>(n.out_of_memory));
+  }
+  data.addItem("charts").set(
+      "svg", trendChartSvg("Findings remaining and fixed", "findings", labels, {remaining, fixed}, false));
+  data.addItem("charts").set("svg", trendChartSvg("Repositories by status", "repositories", labels,
+                                                  {succeeded, cached, failed, timed_out, oom}, true));
+  data.addItem("charts").set("svg",
+                             trendChartSvg("Effort remaining", "person-days", labels, {effort}, false));
+}
+
+void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::vector<RepoRun>& runs) {
+  const std::vector<std::pair<std::string, std::string>> columns{
+      {"name", "Repository"},         {"status", "Status"},     {"commit", "Commit"},
+      {"remaining", "Findings left"}, {"domains", "By domain"}, {"effort", "Effort (person-days)"},
+      {"verdict", "Verdict"},         {"duration", "Duration"}};
+  for (const auto& [key, title] : columns) {
+    sdk::TemplateData& c = data.addItem("columns");
+    c.set("key", key).set("title", title);
+    c.setFlag("numeric", key == "remaining" || key == "effort" || key == "duration");
+  }
+  std::vector<const RepoRun*> sorted;
+  for (const RepoRun& r : runs) sorted.push_back(&r);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const RepoRun* a, const RepoRun* b) {
+    return failure(a->status) && !failure(b->status);
+  });
+  std::size_t failures = 0;
+  for (const RepoRun* r : sorted) {
+    const std::string name = escapeHtml(r->name);
+    if (failure(r->status)) {
+      ++failures;
+      sdk::TemplateData& f = data.addItem("failures");
+      f.set("name", name).set("status", r->status).set("reason", escapeHtml(r->reason));
+      const fs::path log = dir / r->output_dir / "fleet-child.log";
+      std::error_code ec;
+      if (!r->output_dir.empty() && fs::is_regular_file(log, ec))
+        f.set("log", escapeHtml(r->output_dir + "/fleet-child.log"));
+    }
+    std::map<std::string, std::int64_t> domains;
+    for (const FindingCount& c : r->counts) domains[c.domain] += c.total - c.fixed;
+    std::string by_domain;
+    for (const auto& [domain, left] : domains)
+      if (left > 0) by_domain += (by_domain.empty() ? "" : ", ") + domain + " " + std::to_string(left);
+    sdk::TemplateData& row = data.addItem("repos");
+    row.set("name", name)
+        .set("status", r->status)
+        .set("status_rank", std::to_string(statusRank(r->status)))
+        .set("commit", escapeHtml(r->commit))
+        .set("commit_short", escapeHtml(r->commit.substr(0, r->commit.rfind("tree:", 0) == 0 ? 17 : 12)))
+        .set("remaining", std::to_string(r->findings - r->findings_fixed))
+        .set("domains_text", escapeHtml(by_domain))
+        .set("effort", decimals(r->effort_days, 2))
+        .set("verdict", escapeHtml(r->verdict))
+        .set("duration", decimals(r->duration_s, 1));
+    addLinks(row, dir, r->output_dir);
+  }
+  data.set("failure_count", std::to_string(failures));
+  data.set("repo_count", std::to_string(runs.size()));
+}
+
+Status render(const sdk::TemplateData& data, const fs::path& dir) {
+  const emit::TemplateStore templates;
+  auto page = templates.render("fleet_dashboard.html", data, "fleet");
+  if (!page) return page.error();
+  return outputs::writeFileAtomically(dir / "index.html", [&](std::ostream& out) { out << page.value(); });
+}
+
+}  // namespace
+
+Status writeDashboard(const Store& store, const fs::path& dir) {
+  sdk::TemplateData data;
+  auto latest = store.latestNight();
+  auto history = store.history();
+  if (!latest) return latest.error();
+  if (!history) return history.error();
+  std::vector<RepoRun> runs;
+  if (latest.value()) {
+    const Night& n = *latest.value();
+    auto rows = store.runs(n.id);
+    if (!rows) return rows.error();
+    runs = std::move(rows.value());
+    data.set("night_id", std::to_string(n.id))
+        .set("night_label", escapeHtml(n.label))
+        .set("night_state", n.state)
+        .set("night_started", escapeHtml(n.started_at))
+        .set("night_finished", escapeHtml(n.finished_at))
+        .set("night_shard", escapeHtml(n.shard));
+  } else {
+    data.set("night_id", "none").set("night_label", "no night yet").set("night_state", "empty");
+  }
+  data.set("night_count", std::to_string(history->size()));
+  data.setFlag("has_repos", !runs.empty());
+  data.set("empty_reason", latest.value()
+                               ? "The latest night has no repository yet (it was interrupted before "
+                                 "the first one finished); run `migrate-pipeline fleet run` again."
+                               : "The store holds no night yet: run `migrate-pipeline fleet run`.");
+  if (!runs.empty()) {
+    std::map<std::string, std::int64_t> by_status;
+    std::map<std::string, std::int64_t> verdicts;
+    std::int64_t findings_left = 0;
+    double effort = 0;
+    for (const RepoRun& r : runs) {
+      ++by_status[r.status];
+      if (!r.verdict.empty()) ++verdicts[r.verdict];
+      findings_left += r.findings - r.findings_fixed;
+      effort += r.effort_days;
+    }
+    card(data, std::to_string(runs.size()), "repositories");
+    for (const char* status : {"succeeded", "cached", "failed", "timed_out", "out_of_memory"})
+      if (by_status.count(status)) card(data, std::to_string(by_status[status]), status);
+    card(data, std::to_string(findings_left), "findings remaining");
+    card(data, decimals(effort, 1), "person-days remaining");
+    std::size_t i = 0;
+    for (const auto& [verdict, count] : verdicts) {
+      sdk::TemplateData& v = data.addItem("verdicts");
+      v.set("name", escapeHtml(verdict)).set("count", std::to_string(count));
+      v.setFlag("last", ++i == verdicts.size());
+    }
+    addCharts(data, history.value());
+    addRepositories(data, dir, runs);
+  }
+  return render(data, dir);
+}
+
+Status writeDashboardProblem(const fs::path& dir, const std::string& problem) {
+  sdk::TemplateData data;
+  data.set("night_id", "none").set("night_label", "store unreadable").set("night_state", "unknown");
+  data.set("night_count", "0");
+  data.set("empty_reason", escapeHtml("The fleet store cannot be read: " + problem));
+  return render(data, dir);
+}
+
+}  // namespace migrate::fleet

@@ -1,0 +1,132 @@
+// DIR/index.html in a real browser: Debian's headless Chromium loads the page the fleet wrote,
+// runs its script, and the test reads what it rendered (rows, charts, links, sort order) and
+// what it logged (nothing).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "support/test_support.hpp"
+
+namespace migrate::test {
+namespace {
+
+const fs::path kChromium = "/usr/bin/chromium";
+
+void commitRepo(const fs::path& repo, const std::string& code, const std::string& message) {
+  writeFile(repo / "model.py", code);
+  const std::string git = "git -C " + quote(repo.string()) + " -c user.name=t -c user.email=t@example.org ";
+  if (!fs::exists(repo / ".git")) {
+    ASSERT_EQ(run(git + "init -q -b main").exit_code, 0);
+  }
+  ASSERT_EQ(run(git + "add -A && " + git + "commit -q -m " + quote(message)).exit_code, 0);
+}
+
+/// What Chromium rendered of `url` (the DOM after the page's script ran) and what it logged.
+struct Rendered {
+  std::string dom;
+  std::string log;
+};
+
+Rendered render(const TempDir& dir, const std::string& url) {
+  const std::string profile = (dir.path() / "chromium-profile").string();
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+      " --disable-component-update --disable-sync --user-data-dir=" +
+      quote(profile) + " --enable-logging=stderr --v=0 --virtual-time-budget=3000";
+  Rendered r;
+  r.dom = run(quote(kChromium.string()) + flags + " --dump-dom " + quote(url) + " 2>" +
+              quote((dir.path() / "chromium.log").string()))
+              .output;
+  r.log = readFile(dir.path() / "chromium.log");
+  return r;
+}
+
+std::vector<std::string> all(const std::string& text, const std::regex& re) {
+  std::vector<std::string> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) out.push_back((*it)[1]);
+  return out;
+}
+
+TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
+  ASSERT_TRUE(fs::exists(kChromium))
+      << "Debian's chromium is missing: scripts/setup.sh --with-tests installs it";
+  TempDir dir;
+  writeFile(dir / "pipeline.yaml",
+            "version: 1\nsource: {path: .}\nplugin_dir: " + quote(testPluginDir().string()) +
+                "\nplugins: [misbehaving]\nstages: [analyze, plan, emit, report]\n");
+  // Calls through an alias have no automatic fix: they remain.
+  const std::string alias = "import torch.cuda as tc\n";
+  commitRepo(dir / "src/small", alias + "tc.synchronize()\n", "one");
+  commitRepo(dir / "src/large", alias + "tc.synchronize()\ntc.synchronize()\ntc.synchronize()\n", "three");
+  commitRepo(dir / "src/broken", "# MIGRATE_TEST_CRASH\n", "crash");
+  writeFile(dir / "fleet.yaml",
+            "format: 1\npipeline: pipeline.yaml\nrepos:\n  - {name: small, source: src/small}\n"
+            "  - {name: large, source: src/large}\n  - {name: broken, source: src/broken}\n");
+  const fs::path out = dir / "fleet";
+  const std::string night = quote(cli().string()) + " fleet run " + quote((dir / "fleet.yaml").string()) +
+                            " --output " + quote(out.string()) + " -q";
+  ASSERT_EQ(run(night).exit_code, 6);
+  commitRepo(dir / "src/small", alias + "tc.synchronize()\ntc.synchronize()\n", "two");
+  ASSERT_EQ(run(night).exit_code, 6);
+  ASSERT_TRUE(fs::exists(out / "index.html"));  // written after every night
+
+  const Rendered page = render(dir, "file://" + (out / "index.html").string() + "#sort=remaining-desc");
+  EXPECT_EQ(page.log.find("CONSOLE"), std::string::npos) << page.log;  // the page logs nothing, no error
+  ASSERT_NE(page.dom.find("<h1>Fleet night 2"), std::string::npos) << page.dom.substr(0, 2000);
+
+  // Summary: repositories by status, findings and effort remaining.
+  EXPECT_NE(page.dom.find("<div class=\"value\">3</div><div class=\"muted\">repositories</div>"),
+            std::string::npos);
+  EXPECT_NE(page.dom.find("<div class=\"muted\">failed</div>"), std::string::npos);
+  EXPECT_NE(page.dom.find("findings remaining"), std::string::npos);
+  // Three trend charts over both nights, dated.
+  const auto charts = all(page.dom, std::regex("<svg class=\"chart\"[^>]*>\\s*<title>([^<]*)</title>"));
+  EXPECT_EQ(charts, (std::vector<std::string>{"Findings remaining and fixed", "Repositories by status",
+                                              "Effort remaining"}));
+  EXPECT_EQ(all(page.dom, std::regex("class=\"tick date\"[^>]*>([0-9-.]+)<")).size(), 6u);
+  // Failures first, with the reason.
+  const auto failures = all(page.dom, std::regex("<li data-repo=\"([^\"]+)\">"));
+  EXPECT_EQ(failures, std::vector<std::string>{"broken"});
+  EXPECT_NE(page.dom.find("plugin misbehaving on model.py in analyzeModule crashed (SIGSEGV)"),
+            std::string::npos);
+  // The table, sorted by the page's script as the URL asks: most findings left first.
+  EXPECT_EQ(all(page.dom, std::regex("<tr data-repo=\"([^\"]+)\">")),
+            (std::vector<std::string>{"large", "small", "broken"}));
+  EXPECT_NE(page.dom.find("data-key=\"remaining\" data-numeric=\"1\" aria-sort=\"descending\""),
+            std::string::npos);
+  // Every link resolves to a file the fleet wrote.
+  const auto links = all(page.dom, std::regex("href=\"([^\"]+)\""));
+  EXPECT_GE(links.size(), 7u);  // report, patch, SARIF, log of two runs; the failure's log
+  for (const std::string& link : links) EXPECT_TRUE(fs::is_regular_file(out / link)) << link;
+  std::set<std::string> kinds;
+  for (const std::string& link : links) kinds.insert(fs::path(link).extension().string());
+  EXPECT_TRUE(kinds.count(".md") && kinds.count(".patch") && kinds.count(".sarif")) << page.dom;
+
+  // Sorting by name from the URL as well.
+  const Rendered by_name = render(dir, "file://" + (out / "index.html").string() + "#sort=name");
+  EXPECT_EQ(all(by_name.dom, std::regex("<tr data-repo=\"([^\"]+)\">")),
+            (std::vector<std::string>{"broken", "large", "small"}));
+}
+
+TEST(FleetDashboard, AnEmptyOrDamagedStoreGivesAPageThatSaysSo) {
+  ASSERT_TRUE(fs::exists(kChromium))
+      << "Debian's chromium is missing: scripts/setup.sh --with-tests installs it";
+  TempDir dir;
+  const fs::path out = dir / "fleet";
+  fs::create_directories(out);
+  CommandResult r = run(quote(cli().string()) + " fleet dashboard " + quote(out.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(render(dir, "file://" + (out / "index.html").string()).dom.find("no night has run here yet"),
+            std::string::npos);
+  writeFile(out / "fleet.db", "this is not a database, only some text that is long enough..........");
+  r = run(quote(cli().string()) + " fleet dashboard " + quote(out.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("is not a fleet store"), std::string::npos) << r.output;
+  const Rendered page = render(dir, "file://" + (out / "index.html").string());
+  EXPECT_NE(page.dom.find("The fleet store cannot be read"), std::string::npos) << page.dom;
+  EXPECT_EQ(page.log.find("CONSOLE"), std::string::npos) << page.log;
+}
+
+}  // namespace
+}  // namespace migrate::test
