@@ -361,6 +361,56 @@ TEST_F(FleetTest, TheExampleManifestRunsAndIsCachedTheSecondNight) {
   for (const json& repo : s["repos"]) EXPECT_EQ(repo["status"], "cached") << repo;
 }
 
+TEST_F(FleetTest, AdaptationsAreDeliveredAsBranchesOnTheirRemotes) {
+  commitRepo(dir_ / "src/alpha", 2);
+  commitRepo(dir_ / "src/beta", 1);
+  // alpha's owners have a remote to receive the branch; beta's does not exist.
+  ASSERT_EQ(run("git clone -q --bare " + quote((dir_ / "src/alpha").string()) + " " +
+                quote((dir_ / "remotes/alpha.git").string()))
+                .exit_code,
+            0);
+  const std::string git = "git -C " + quote((dir_ / "remotes/alpha.git").string()) + " ";
+  const std::string main_before = run(git + "rev-parse main").output;
+  manifest("  - {name: alpha, source: src/alpha}\n  - {name: beta, source: src/beta}\n",
+           "deliver: {remote: 'file://" + (dir_ / "remotes").string() +
+               "/{name}.git', branch: 'npu-migration/{date}'}\n");
+
+  CommandResult r = night("--night nightly-1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;  // a delivery that fails fails nothing else
+  auto repos = byName(status());
+  ASSERT_EQ(repos["alpha"]["delivery"]["state"], "delivered") << repos["alpha"];
+  EXPECT_EQ(repos["alpha"]["delivery"]["branch"], "npu-migration/nightly-1");
+  const std::string delivered = repos["alpha"]["delivery"]["commit"];
+  EXPECT_EQ(run(git + "rev-parse npu-migration/nightly-1").output, delivered + "\n");
+  EXPECT_EQ(run(git + "rev-parse npu-migration/nightly-1^").output,
+            repos["alpha"]["commit"].get<std::string>() + "\n");  // based on the analysed commit
+  EXPECT_EQ(run(git + "rev-parse main").output, main_before);     // the default branch untouched
+  const std::string adapted = run(git + "show npu-migration/nightly-1:model.py").output;
+  EXPECT_NE(adapted.find("torch.npu.synchronize()"), std::string::npos) << adapted;
+  EXPECT_NE(run(git + "show -s --format=%B npu-migration/nightly-1").output.find("Adaptation Status"),
+            std::string::npos);  // the report's summary as the message
+  EXPECT_EQ(repos["beta"]["status"], "succeeded");
+  EXPECT_EQ(repos["beta"]["delivery"]["state"], "failed");
+  EXPECT_EQ(repos["beta"]["reason"].get<std::string>().rfind("delivery failed: pushing to file://", 0), 0u)
+      << repos["beta"];
+
+  // The same adaptation again makes no new commit and no new branch.
+  ASSERT_EQ(night("--night nightly-2 --rerun all").exit_code, 0);
+  repos = byName(status());
+  EXPECT_EQ(repos["alpha"]["delivery"]["state"], "unchanged");
+  EXPECT_EQ(repos["alpha"]["delivery"]["commit"], delivered);
+  EXPECT_NE(run(git + "rev-parse --verify -q npu-migration/nightly-2").exit_code, 0);
+
+  // A new commit of alpha: a new branch based on it.
+  commitRepo(dir_ / "src/alpha", 3, "", "more");
+  ASSERT_EQ(night("--night nightly-3").exit_code, 0);
+  repos = byName(status());
+  EXPECT_EQ(repos["alpha"]["delivery"]["state"], "delivered");
+  EXPECT_EQ(run(git + "rev-parse npu-migration/nightly-3^").output,
+            repos["alpha"]["commit"].get<std::string>() + "\n");
+  EXPECT_EQ(run(git + "rev-parse main").output, main_before);
+}
+
 TEST_F(FleetTest, BadManifestsAndArgumentsStopBeforeAnythingRuns) {
   commitRepo(dir_ / "src/a", 1);
   manifest("  - {name: a, source: src/a, set: {verify.target: nowhere}}\n");

@@ -118,6 +118,23 @@ TEST_F(FleetSpecTest, ErrorsNamePlaceAndHint) {
             std::string::npos);
 }
 
+TEST_F(FleetSpecTest, DeliveryIsOptInAndChecked) {
+  const std::string head = "format: 1\npipeline: pipelines/p.yaml\nrepos: [{name: a, source: x}]\n";
+  auto spec = load(head);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_FALSE(spec->deliver.enabled);
+  spec = load(head + "deliver: {remote: 'git@example.org:team/{name}.git'}\n");
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  EXPECT_TRUE(spec->deliver.enabled);
+  EXPECT_EQ(spec->deliver.branch, "npu-migration/{date}");
+  EXPECT_NE(error(head + "deliver: {branch: x}\n").find("missing the required key 'remote'"),
+            std::string::npos);
+  EXPECT_NE(error(head + "deliver: {remote: source, branch: 'a..b'}\n").find("not a usable branch name"),
+            std::string::npos);
+  EXPECT_NE(error(head + "deliver: {remote: source, brnch: x}\n").find("did you mean 'branch'"),
+            std::string::npos);
+}
+
 TEST(FleetUnits, DurationsAndMemory) {
   EXPECT_EQ(parseDuration("90s").value(), std::chrono::seconds(90));
   EXPECT_EQ(parseDuration("30m").value(), std::chrono::seconds(1800));

@@ -62,8 +62,11 @@ void FleetProgress::finished(const RepoRun& run) {
                     run.effort_days, run.status == "cached" ? "" : fmt::format(", {:.1f} s", run.duration_s));
   else
     line += ": " + run.reason;
+  if (run.delivery == "delivered")
+    line += "; delivered " + run.delivery_branch + " " + run.delivery_commit.substr(0, 12);
+  if (run.delivery == "failed") line += "; " + run.reason;
   const bool failure = run.status != "succeeded" && run.status != "cached";
-  printLocked(line, failure);
+  printLocked(line, failure || run.delivery == "failed");
 }
 
 void FleetProgress::close() {

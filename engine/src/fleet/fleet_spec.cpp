@@ -16,8 +16,8 @@ namespace {
 
 using yaml::Reader;
 
-const std::vector<std::string> kTopKeys{"format",   "pipeline", "keep_nights", "fetch",
-                                        "defaults", "repos",    "repos_file"};
+const std::vector<std::string> kTopKeys{"format",  "pipeline", "keep_nights", "fetch",
+                                        "deliver", "defaults", "repos",       "repos_file"};
 const std::vector<std::string> kRepoKeys{"name", "source", "ref", "timeout", "memory", "stages", "set"};
 const std::vector<std::string> kDefaultKeys{"ref", "timeout", "memory", "stages", "set"};
 
@@ -188,6 +188,22 @@ FleetSpec readFleet(const Reader& r, const YAML::Node& doc, const fs::path& file
       if (!d) r.fail(f["backoff"], "fetch.backoff: " + d.error().message);
       spec.fetch.backoff = d.value();
     }
+  }
+  if (const YAML::Node d = doc["deliver"]) {
+    r.checkKeys(d, {"remote", "branch", "author_name", "author_email"}, "deliver");
+    r.requireKeys(d, {"remote"}, "deliver");
+    spec.deliver.enabled = true;
+    spec.deliver.remote = r.string(d["remote"], "deliver.remote");
+    if (spec.deliver.remote.empty())
+      r.fail(d["remote"], "deliver.remote is a git URL ({name} is the repository) or `source`");
+    if (d["branch"]) spec.deliver.branch = r.string(d["branch"], "deliver.branch");
+    const std::string& b = spec.deliver.branch;
+    if (b.empty() || b.front() == '/' || b.back() == '/' || b.find("..") != std::string::npos ||
+        b.find_first_of(" ~^:?*[\\") != std::string::npos || b.rfind("refs/", 0) == 0)
+      r.fail(d["branch"],
+             "deliver.branch '" + b + "' is not a usable branch name, e.g. npu-migration/{date}");
+    if (d["author_name"]) spec.deliver.author_name = r.string(d["author_name"], "deliver.author_name");
+    if (d["author_email"]) spec.deliver.author_email = r.string(d["author_email"], "deliver.author_email");
   }
   Settings defaults;
   if (const YAML::Node d = doc["defaults"]) {

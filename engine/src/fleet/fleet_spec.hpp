@@ -35,11 +35,23 @@ struct FetchSpec {
   std::chrono::milliseconds backoff{2000};  ///< wait before the second try, doubled after
 };
 
+/// Delivery branches (`deliver:`, opt-in): where each adapted repository is pushed.
+struct DeliverSpec {
+  bool enabled = false;
+  /// The remote URL; `{name}` is replaced by the repository's name; "source" pushes back to the
+  /// repository's own source.
+  std::string remote;
+  std::string branch = "npu-migration/{date}";  ///< `{date}`: the night's label; `{name}`: the repository
+  std::string author_name = "migrate-pipeline";
+  std::string author_email = "migrate-pipeline@localhost";
+};
+
 struct FleetSpec {
   std::filesystem::path file;      ///< the manifest, absolute
   std::filesystem::path pipeline;  ///< absolute
   int keep_nights = 7;             ///< nights whose output directories are kept
   FetchSpec fetch;
+  DeliverSpec deliver;
   std::vector<RepoSpec> repos;  ///< manifest order, then repos_file's
 };
 

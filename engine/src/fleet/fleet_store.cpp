@@ -30,7 +30,9 @@ constexpr const char* kNightColumns =
 constexpr const char* kRunColumns =
     "repo, source, ref, commit_sha, status, reason, exit_code, duration_s, peak_rss_mb, cache_key, "
     "output_dir, cached_from, findings, findings_fixed, effort_days, verdict, verify_status, "
-    "checks_passed, checks_failed, checks_skipped, started_at, finished_at";
+    "checks_passed, checks_failed, checks_skipped, started_at, finished_at, delivery, delivery_branch, "
+    "delivery_commit";
+constexpr int kRunColumnCount = 25;
 
 constexpr const char* kWhatToDo = "; move it away or choose another --output directory";
 
@@ -71,6 +73,9 @@ RepoRun readRun(const Statement& s) {
   r.checks_skipped = s.integer(19);
   r.started_at = s.text(20);
   r.finished_at = s.text(21);
+  r.delivery = s.text(22);
+  r.delivery_branch = s.text(23);
+  r.delivery_commit = s.text(24);
   return r;
 }
 
@@ -142,9 +147,9 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
                    "INSERT INTO runs(night_id, repo, source, ref, commit_sha, status, reason, exit_code, "
                    "duration_s, peak_rss_mb, cache_key, output_dir, cached_from, findings, findings_fixed, "
                    "effort_days, verdict, verify_status, checks_passed, checks_failed, checks_skipped, "
-                   "started_at, finished_at) "
+                   "started_at, finished_at, delivery, delivery_branch, delivery_commit) "
                    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                   "?19, ?20, ?21, ?22, ?23)");
+                   "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)");
   insert.bindInt(1, night)
       .bindText(2, run.name)
       .bindText(3, run.source)
@@ -167,7 +172,10 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
       .bindInt(20, run.checks_failed)
       .bindInt(21, run.checks_skipped)
       .bindText(22, run.started_at)
-      .bindText(23, run.finished_at);
+      .bindText(23, run.finished_at)
+      .bindText(24, run.delivery)
+      .bindText(25, run.delivery_branch)
+      .bindText(26, run.delivery_commit);
   if (!insert.run()) return sqlError(file, what, insert.error());
 
   Statement stage(db,
@@ -369,7 +377,7 @@ Result<std::optional<RepoRun>> Store::lastRun(const std::string& name, std::int6
   std::int64_t night = 0;
   if (s.next()) {
     found.push_back(readRun(s));
-    night = s.integer(22);
+    night = s.integer(kRunColumnCount);
     found.back().night = night;
   }
   if (!s.ok()) return sqlError(file_, "reading the last run of '" + name + "'", s.error());

@@ -77,6 +77,11 @@ struct RepoRun {
   std::int64_t checks_skipped = 0;
   std::string started_at;   ///< UTC, ISO 8601
   std::string finished_at;  ///< UTC, ISO 8601
+  /// "" (no delivery), "delivered", "unchanged" (same adaptation as delivered before), "nothing"
+  /// (an empty patch) or "failed" (`reason` says why; the run itself succeeded).
+  std::string delivery;
+  std::string delivery_branch;  ///< the remote branch
+  std::string delivery_commit;  ///< the commit on it
   std::vector<StageRow> stages;
   std::vector<FindingCount> counts;  ///< sorted by rule
 };

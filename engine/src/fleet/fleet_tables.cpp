@@ -209,6 +209,10 @@ std::string statusJson(const Night& night, const std::vector<const RepoRun*>& ru
     row["cached_from"] = r->cached_from ? Json(*r->cached_from) : Json(nullptr);
     row["started_at"] = r->started_at;
     row["finished_at"] = r->finished_at;
+    row["delivery"] =
+        r->delivery.empty()
+            ? Json(nullptr)
+            : Json{{"state", r->delivery}, {"branch", r->delivery_branch}, {"commit", r->delivery_commit}};
     repos.push_back(std::move(row));
   }
   Json doc;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "fleet/child_run.hpp"
+#include "fleet/delivery.hpp"
 #include "fleet/mirror.hpp"
 #include "fleet/run_record.hpp"
 #include "time/utc_time.hpp"
@@ -155,6 +156,18 @@ std::optional<RepoRun> runRepository(const NightContext& night, const RepoSpec& 
   if (run.status == "succeeded" && !read) {
     run.status = "failed";
     run.reason = "the run's outputs cannot be read: " + unreadable;
+  }
+  if (run.status == "succeeded" && night.fleet.deliver.enabled && !directory) {
+    auto delivered =
+        deliver(night.fleet.deliver, repo, mirror, run.commit, out, night.night.label, night.stop);
+    if (!delivered) {
+      run.delivery = "failed";
+      run.reason = delivered.error().message;  // the run stands; only the branch is missing
+    } else {
+      run.delivery = delivered->state;
+      run.delivery_branch = delivered->branch;
+      run.delivery_commit = delivered->commit;
+    }
   }
   run.duration_s = std::chrono::duration<double>(Clock::now() - t0).count();
   run.finished_at = utcNow();

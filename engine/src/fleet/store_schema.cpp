@@ -42,7 +42,8 @@ CREATE TABLE nights(
 -- One row per repository per night: the outcome of its child run (or the cache decision).
 -- exit_code is NULL when the child did not exit by itself (killed) or did not run (cached);
 -- cached_from is the night whose row a cached row carries over (NULL otherwise);
--- output_dir is relative to the fleet directory, '' when there is none.
+-- output_dir is relative to the fleet directory, '' when there is none; delivery is '' (not
+-- configured or not delivered), 'delivered', 'unchanged', 'nothing' or 'failed' (reason says why).
 CREATE TABLE runs(
   night_id INTEGER NOT NULL REFERENCES nights(id),
   repo TEXT NOT NULL,
@@ -68,6 +69,9 @@ CREATE TABLE runs(
   checks_skipped INTEGER NOT NULL DEFAULT 0,
   started_at TEXT NOT NULL DEFAULT '',
   finished_at TEXT NOT NULL DEFAULT '',
+  delivery TEXT NOT NULL DEFAULT '',
+  delivery_branch TEXT NOT NULL DEFAULT '',
+  delivery_commit TEXT NOT NULL DEFAULT '',
   PRIMARY KEY(night_id, repo)
 );
 -- A repository's rows across nights, newest last (lastRun, cache decisions).
