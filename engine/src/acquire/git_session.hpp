@@ -32,4 +32,16 @@ inline std::string lastError() {
   return e && e->message ? e->message : "unknown libgit2 error";
 }
 
+/// Credentials for a clone, fetch or push: the user's ssh-agent for ssh URLs, default
+/// credentials where the host accepts them. `attempts` counts the calls, so that a refused key
+/// fails after three tries instead of looping.
+inline int agentCredentials(git_credential** out, const char* username_from_url, unsigned int allowed,
+                            int& attempts) {
+  if (++attempts > 3) return GIT_EAUTH;
+  if ((allowed & GIT_CREDENTIAL_SSH_KEY) != 0)
+    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
+  if ((allowed & GIT_CREDENTIAL_DEFAULT) != 0) return git_credential_default_new(out);
+  return GIT_PASSTHROUGH;
+}
+
 }  // namespace migrate::git

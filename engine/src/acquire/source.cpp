@@ -35,16 +35,10 @@ int onTransfer(const git_indexer_progress* stats, void* payload) {
   return 0;
 }
 
-/// Credentials for ssh URLs (the user's ssh-agent) and for hosts that accept default
-/// credentials; gives up after a few refusals instead of looping.
 int onCredentials(git_credential** out, const char* /*url*/, const char* username_from_url,
                   unsigned int allowed_types, void* payload) {
-  auto* p = static_cast<CloneProgress*>(payload);
-  if (++p->credential_attempts > 3) return GIT_EAUTH;
-  if ((allowed_types & GIT_CREDENTIAL_SSH_KEY) != 0)
-    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
-  if ((allowed_types & GIT_CREDENTIAL_DEFAULT) != 0) return git_credential_default_new(out);
-  return GIT_PASSTHROUGH;
+  return git::agentCredentials(out, username_from_url, allowed_types,
+                               static_cast<CloneProgress*>(payload)->credential_attempts);
 }
 
 /// Checks out `ref` (remote branch, tag, or commit) detached.

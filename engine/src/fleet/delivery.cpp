@@ -78,11 +78,8 @@ int onPushUpdate(const char* refname, const char* status, void* payload) {
 
 int onCredentials(git_credential** out, const char*, const char* username_from_url, unsigned int allowed,
                   void* payload) {
-  if (++static_cast<PushState*>(payload)->credential_attempts > 3) return GIT_EAUTH;
-  if ((allowed & GIT_CREDENTIAL_SSH_KEY) != 0)
-    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
-  if ((allowed & GIT_CREDENTIAL_DEFAULT) != 0) return git_credential_default_new(out);
-  return GIT_PASSTHROUGH;
+  return git::agentCredentials(out, username_from_url, allowed,
+                               static_cast<PushState*>(payload)->credential_attempts);
 }
 
 int onPushProgress(unsigned int, unsigned int, size_t, void* payload) {

@@ -29,15 +29,10 @@ int onTransfer(const git_indexer_progress*, void* payload) {
   return static_cast<Callbacks*>(payload)->stop->load() ? -1 : 0;
 }
 
-/// The user's ssh-agent for ssh URLs, default credentials otherwise; gives up after a few
-/// refusals instead of looping.
 int onCredentials(git_credential** out, const char*, const char* username_from_url, unsigned int allowed,
                   void* payload) {
-  if (++static_cast<Callbacks*>(payload)->credential_attempts > 3) return GIT_EAUTH;
-  if ((allowed & GIT_CREDENTIAL_SSH_KEY) != 0)
-    return git_credential_ssh_key_from_agent(out, username_from_url ? username_from_url : "git");
-  if ((allowed & GIT_CREDENTIAL_DEFAULT) != 0) return git_credential_default_new(out);
-  return GIT_PASSTHROUGH;
+  return git::agentCredentials(out, username_from_url, allowed,
+                               static_cast<Callbacks*>(payload)->credential_attempts);
 }
 
 /// Network, TLS and HTTP errors — a refused or dropped connection, a timeout, a host name not
