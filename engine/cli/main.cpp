@@ -203,6 +203,18 @@ int main(int argc, char** argv) {
                             "I/N: this machine's slice of the manifest (1 <= I <= N)");
   fleet_run_cmd->add_option("--night", fleet_run.night, "The night's label (default: today's UTC date)");
   fleet_run_cmd->add_flag("-q,--quiet", fleet_run.quiet, "Only failures and the summary");
+  fleet_run_cmd
+      ->add_option("--scheduler", fleet_run.scheduler, "local (default) or k8s (write Kubernetes Jobs)")
+      ->check(CLI::IsMember({"local", "k8s"}));
+  fleet_run_cmd->add_option("--shards", fleet_run.shards, "k8s: shards of the night")
+      ->check(CLI::Range(1, 10000));
+  fleet_run_cmd->add_option("--parallelism", fleet_run.parallelism, "k8s: shards at once")
+      ->check(CLI::Range(1, 10000));
+  fleet_run_cmd->add_option("--image", fleet_run.image, "k8s: container image with migrate-pipeline");
+  fleet_run_cmd->add_option("--claim", fleet_run.claim,
+                            "k8s: PersistentVolumeClaim holding the fleet directory");
+  fleet_run_cmd->add_option("--cpu", fleet_run.cpu, "k8s: CPU request and limit per shard");
+  fleet_run_cmd->add_option("--memory", fleet_run.memory, "k8s: memory request and limit per shard");
   std::string fleet_dir;
   std::int64_t fleet_night = 0;
   std::string fleet_format = "table";

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <yaml-cpp/yaml.h>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -409,6 +410,70 @@ TEST_F(FleetTest, AdaptationsAreDeliveredAsBranchesOnTheirRemotes) {
   EXPECT_EQ(run(git + "rev-parse npu-migration/nightly-3^").output,
             repos["alpha"]["commit"].get<std::string>() + "\n");
   EXPECT_EQ(run(git + "rev-parse main").output, main_before);
+}
+
+TEST_F(FleetTest, KubernetesJobsRunTheShardsAndTheMergeGivesTheLocalResult) {
+  std::string repos;
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = "repo" + std::to_string(i);
+    commitRepo(dir_ / "src" / name, i + 1);
+    repos += "  - {name: " + name + ", source: src/" + name + "}\n";
+  }
+  manifest(repos);
+  const CommandResult w = night(
+      "--scheduler k8s --shards 3 --parallelism 2 --image registry.example/mp:1 "
+      "--claim fleet-pvc --cpu 1 --memory 2Gi --night 2026-11-26");
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  EXPECT_FALSE(fs::exists(out() / "fleet.db"));  // nothing ran here
+  const YAML::Node shards = YAML::LoadFile((out() / "k8s/fleet-job.yaml").string());
+  EXPECT_EQ(shards["kind"].as<std::string>(), "Job");
+  EXPECT_EQ(shards["metadata"]["name"].as<std::string>(), "migrate-fleet-2026-11-26");
+  const YAML::Node spec = shards["spec"];
+  EXPECT_EQ(spec["completionMode"].as<std::string>(), "Indexed");
+  EXPECT_EQ(spec["completions"].as<int>(), 3);
+  EXPECT_EQ(spec["parallelism"].as<int>(), 2);
+  EXPECT_EQ(spec["backoffLimitPerIndex"].as<int>(), 1);
+  const YAML::Node pod = spec["template"]["spec"];
+  EXPECT_EQ(pod["restartPolicy"].as<std::string>(), "Never");
+  const YAML::Node c = pod["containers"][0];
+  EXPECT_EQ(c["image"].as<std::string>(), "registry.example/mp:1");
+  EXPECT_EQ(c["resources"]["limits"]["memory"].as<std::string>(), "2Gi");
+  EXPECT_EQ(c["resources"]["requests"]["cpu"].as<std::string>(), "1");
+  EXPECT_EQ(c["volumeMounts"][0]["mountPath"].as<std::string>(), out().string());
+  EXPECT_EQ(pod["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>(), "fleet-pvc");
+  const std::string script = c["args"][0].as<std::string>();
+  EXPECT_NE(script.find("JOB_COMPLETION_INDEX"), std::string::npos);
+  const YAML::Node merge = YAML::LoadFile((out() / "k8s/fleet-merge-job.yaml").string());
+  EXPECT_EQ(merge["metadata"]["name"].as<std::string>(), "migrate-fleet-2026-11-26-merge");
+  const std::string merge_script =
+      merge["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>();
+
+  // Run the containers' scripts as the cluster would: each index, then the merge.
+  const std::string path = "PATH=" + quote(cli().parent_path().string()) + ":\"$PATH\" ";
+  for (int index = 0; index < 3; ++index) {
+    const CommandResult shard =
+        run(path + "JOB_COMPLETION_INDEX=" + std::to_string(index) + " sh -c " + quote(script));
+    ASSERT_EQ(shard.exit_code, 0) << shard.output;
+  }
+  const CommandResult merged = run(path + "sh -c " + quote(merge_script));
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_TRUE(fs::exists(out() / "index.html"));
+  const json k8s = status();
+  EXPECT_EQ(k8s["label"], "2026-11-26");
+  EXPECT_EQ(k8s["state"], "completed");
+
+  // The same fleet run here: the same repositories, statuses, commits and findings.
+  const fs::path local = dir_ / "local";
+  ASSERT_EQ(
+      fleet("run " + quote((dir_ / "fleet.yaml").string()) + " --output " + quote(local.string())).exit_code,
+      0);
+  const json here = json::parse(fleet("status " + quote(local.string()) + " --format json").output);
+  auto a = byName(k8s), b = byName(here);
+  ASSERT_EQ(a.size(), 5u);
+  ASSERT_EQ(b.size(), 5u);
+  for (const auto& [name, repo] : b)
+    for (const char* key : {"status", "commit", "findings", "findings_fixed", "effort_days"})
+      EXPECT_EQ(a[name][key], repo[key]) << name << " " << key;
 }
 
 TEST_F(FleetTest, BadManifestsAndArgumentsStopBeforeAnythingRuns) {

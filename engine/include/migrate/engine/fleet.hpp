@@ -28,8 +28,17 @@ struct FleetRunOptions {
   int shard_count = 0;
   std::string night;  ///< the night's label; empty: today's UTC date (resumes an unfinished night)
   std::filesystem::path executable;  ///< the migrate-pipeline the children run; empty: this one
-  bool terminal = false;             ///< redraw one progress line (stderr is a terminal)
-  bool quiet = false;                ///< only failures and the summary
+  /// "local" runs the night here; "k8s" writes DIR/k8s/fleet-job.yaml (an Indexed Job, one index
+  /// per shard) and fleet-merge-job.yaml for a Kubernetes cluster to run, and runs nothing.
+  std::string scheduler = "local";
+  int shards = 4;                                 ///< k8s: shards (indexes)
+  int parallelism = 2;                            ///< k8s: shards at once
+  std::string image = "migrate-pipeline:latest";  ///< k8s: the container image
+  std::string claim = "migrate-fleet";  ///< k8s: the PersistentVolumeClaim mounted at the fleet directory
+  std::string cpu = "2";                ///< k8s: requests and limits per shard
+  std::string memory = "8Gi";
+  bool terminal = false;  ///< redraw one progress line (stderr is a terminal)
+  bool quiet = false;     ///< only failures and the summary
 };
 
 /// `migrate-pipeline fleet run`: returns the process exit code. Never throws.
