@@ -204,10 +204,15 @@ int main(int argc, char** argv) {
   fleet_run_cmd->add_option("--night", fleet_run.night, "The night's label (default: today's UTC date)");
   fleet_run_cmd->add_flag("-q,--quiet", fleet_run.quiet, "Only failures and the summary");
   fleet_run_cmd
-      ->add_option("--scheduler", fleet_run.scheduler, "local (default) or k8s (write Kubernetes Jobs)")
-      ->check(CLI::IsMember({"local", "k8s"}));
-  fleet_run_cmd->add_option("--shards", fleet_run.shards, "k8s: shards of the night")
+      ->add_option("--scheduler", fleet_run.scheduler,
+                   "local (default), slurm (a job array and a merge job) or k8s (write Kubernetes Jobs)")
+      ->check(CLI::IsMember({"local", "slurm", "k8s"}));
+  fleet_run_cmd->add_option("--shards", fleet_run.shards, "slurm, k8s: shards of the night")
       ->check(CLI::Range(1, 10000));
+  fleet_run_cmd->add_option("--array-limit", fleet_run.array_limit, "slurm: array tasks at once")
+      ->check(CLI::Range(0, 10000));
+  fleet_run_cmd->add_option("--partition", fleet_run.partition, "slurm: the partition");
+  fleet_run_cmd->add_flag("--no-wait", fleet_run.no_wait, "slurm: submit and return");
   fleet_run_cmd->add_option("--parallelism", fleet_run.parallelism, "k8s: shards at once")
       ->check(CLI::Range(1, 10000));
   fleet_run_cmd->add_option("--image", fleet_run.image, "k8s: container image with migrate-pipeline");
@@ -234,6 +239,11 @@ int main(int argc, char** argv) {
   auto* fleet_merge = fleet->add_subcommand("merge", "Combine shard stores into one");
   fleet_merge->add_option("--output", fleet_dir, "Fleet directory receiving the merged store")->required();
   fleet_merge->add_option("shard_dirs", merge_dirs, "Fleet directories of the shards")->required();
+  std::string merge_manifest;
+  std::string merge_night;
+  fleet_merge->add_option("--manifest", merge_manifest,
+                          "With --night: record the manifest's repositories no shard recorded as failed");
+  fleet_merge->add_option("--night", merge_night, "The night's label (with --manifest)");
 
   try {
     app.parse(argc, argv);
@@ -260,7 +270,7 @@ int main(int argc, char** argv) {
   if (*fleet_dashboard) return fleetDashboard(fleet_dir);
   if (*fleet_merge) {
     std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());
-    return fleetMerge(fleet_dir, shards);
+    return fleetMerge(fleet_dir, shards, merge_manifest, merge_night);
   }
   if (*plugins) return listPlugins(plugin_dir);
   if (*dump) return configDump(dump_file, dump_flags);

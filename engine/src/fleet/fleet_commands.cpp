@@ -1,12 +1,16 @@
 // `migrate-pipeline fleet status | history | merge`: reading and combining fleet stores.
 
 #include <iostream>
+#include <set>
 
 #include "fleet/dashboard.hpp"
+#include "fleet/fleet_spec.hpp"
 #include "fleet/fleet_store.hpp"
 #include "fleet/fleet_tables.hpp"
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/runner.hpp"
+#include "migrate/sdk/version.hpp"
+#include "time/utc_time.hpp"
 
 namespace migrate {
 namespace fs = std::filesystem;
@@ -28,6 +32,38 @@ std::optional<Store> openExisting(const fs::path& dir) {
     return std::nullopt;
   }
   return std::move(store.value());
+}
+
+/// The manifest's repositories without a row in night `label` recorded as failed (their shard's
+/// task died, was cancelled or never started); the night is then complete.
+Status recordMissing(Store& store, const FleetSpec& fleet, const fs::path& manifest,
+                     const std::string& label) {
+  auto found = store.nightByLabel(label);
+  if (!found) return found.error();
+  std::optional<Night> night = found.value();
+  if (!night) {
+    auto begun = store.beginNight(label, utcNow(), "", sdk::kSdkVersion, manifest.string());
+    if (!begun) return begun.error();
+    night = begun.value();
+  }
+  auto rows = store.runs(night->id);
+  if (!rows) return rows.error();
+  std::set<std::string> recorded;
+  for (const RepoRun& r : rows.value()) recorded.insert(r.name);
+  for (const RepoSpec& repo : fleet.repos) {
+    if (recorded.count(repo.name)) continue;
+    RepoRun run;
+    run.name = repo.name;
+    run.source = repo.source;
+    run.ref = repo.ref;
+    run.status = "failed";
+    run.reason =
+        "no result: the shard running it recorded none (its task died, was cancelled or did not start)";
+    run.started_at = run.finished_at = utcNow();
+    if (auto st = store.recordRun(night->id, run); !st) return st;
+    std::cerr << "fleet: " << repo.name << ": " << run.reason << "\n";
+  }
+  return store.setNightState(night->id, "completed", utcNow());
 }
 
 }  // namespace
@@ -67,8 +103,23 @@ int fleetHistory(const fs::path& dir, const std::string& format) {
   return kExitOk;
 }
 
-int fleetMerge(const fs::path& output, const std::vector<fs::path>& shards) {
+int fleetMerge(const fs::path& output, const std::vector<fs::path>& shards, const fs::path& manifest,
+               const std::string& night_label) {
   const fs::path target = fs::absolute(output).lexically_normal();
+  std::optional<FleetSpec> fleet;
+  if (!manifest.empty()) {
+    auto loaded = loadFleet(manifest);
+    if (!loaded) {
+      std::cerr << "error: " << loaded.error().message << "\n";
+      return kExitUsage;
+    }
+    if (night_label.empty()) {
+      std::cerr << "error: fleet merge --manifest needs --night LABEL: the night whose missing repositories "
+                   "to record\n";
+      return kExitUsage;
+    }
+    fleet = std::move(loaded.value());
+  }
   std::error_code ec;
   fs::create_directories(target, ec);
   if (ec) {
@@ -83,6 +134,11 @@ int fleetMerge(const fs::path& output, const std::vector<fs::path>& shards) {
   for (const fs::path& shard_dir : shards) {
     const fs::path from = fs::absolute(shard_dir).lexically_normal();
     if (from == target) continue;  // merging a store into itself changes nothing
+    if (fleet && !fs::is_regular_file(from / "fleet.db", ec)) {  // a task that never started
+      std::cerr << "warning: " << from.string()
+                << " has no fleet.db: its repositories are recorded as failed\n";
+      continue;
+    }
     auto shard = openExisting(from);
     if (!shard) return kExitFleetStore;
     const auto rebase = [&](const std::string& rel) {
@@ -93,6 +149,12 @@ int fleetMerge(const fs::path& output, const std::vector<fs::path>& shards) {
       return kExitFleetStore;
     }
     std::cerr << "fleet: merged " << (from / "fleet.db").string() << "\n";
+  }
+  if (fleet) {
+    if (auto st = recordMissing(*store, *fleet, manifest, night_label); !st) {
+      std::cerr << "error: " << st.error().message << "\n";
+      return kExitFleetStore;
+    }
   }
   std::cerr << "fleet: " << (target / "fleet.db").string() << " holds the merged nights\n";
   if (auto st = writeDashboard(*store, target); !st)

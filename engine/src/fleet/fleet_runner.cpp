@@ -21,6 +21,7 @@
 #include "fleet/k8s_jobs.hpp"
 #include "fleet/mirror.hpp"
 #include "fleet/repo_job.hpp"
+#include "fleet/slurm_jobs.hpp"
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
@@ -282,6 +283,19 @@ int runFleet(const FleetRunOptions& options) {
 
   const fs::path dir = fs::absolute(options.output).lexically_normal();
   if (options.scheduler == "k8s") return writeKubernetesNight(options, dir);
+  if (options.scheduler == "slurm") {
+    SlurmOptions slurm;
+    slurm.manifest = fs::absolute(options.manifest).lexically_normal();
+    slurm.dir = dir;
+    slurm.executable = options.executable.empty() ? selfExecutable() : options.executable;
+    slurm.night = options.night.empty() ? utcNow("%Y-%m-%d") : options.night;
+    slurm.shards = options.shards;
+    slurm.array_limit = options.array_limit;
+    slurm.partition = options.partition;
+    slurm.wait = !options.no_wait;
+    slurm.quiet = options.quiet;
+    return runSlurmNight(slurm);
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {

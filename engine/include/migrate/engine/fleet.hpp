@@ -28,10 +28,14 @@ struct FleetRunOptions {
   int shard_count = 0;
   std::string night;  ///< the night's label; empty: today's UTC date (resumes an unfinished night)
   std::filesystem::path executable;  ///< the migrate-pipeline the children run; empty: this one
-  /// "local" runs the night here; "k8s" writes DIR/k8s/fleet-job.yaml (an Indexed Job, one index
-  /// per shard) and fleet-merge-job.yaml for a Kubernetes cluster to run, and runs nothing.
+  /// "local" runs the night here; "slurm" submits it as a job array (one task per shard) and a
+  /// dependent merge job; "k8s" writes DIR/k8s/fleet-job.yaml (an Indexed Job, one index per
+  /// shard) and fleet-merge-job.yaml for a Kubernetes cluster to run, and runs nothing.
   std::string scheduler = "local";
-  int shards = 4;                                 ///< k8s: shards (indexes)
+  int shards = 4;                                 ///< slurm, k8s: shards of the night
+  int array_limit = 0;                            ///< slurm: array tasks at once (0: no limit)
+  std::string partition;                          ///< slurm: empty = the default partition
+  bool no_wait = false;                           ///< slurm: submit and return
   int parallelism = 2;                            ///< k8s: shards at once
   std::string image = "migrate-pipeline:latest";  ///< k8s: the container image
   std::string claim = "migrate-fleet";  ///< k8s: the PersistentVolumeClaim mounted at the fleet directory
@@ -55,9 +59,12 @@ int fleetHistory(const std::filesystem::path& dir, const std::string& format);
 /// damaged store gives a page that says so (exit 0), an unwritable page exits 8.
 int fleetDashboard(const std::filesystem::path& dir);
 
-/// `migrate-pipeline fleet merge --output DIR SHARD_DIR...`: the shard stores combined into
-/// DIR/fleet.db (nights matched by label, output directories relative to DIR), then the dashboard.
-int fleetMerge(const std::filesystem::path& output, const std::vector<std::filesystem::path>& shards);
+/// `migrate-pipeline fleet merge --output DIR SHARD_DIR... [--manifest FLEET.yaml --night LABEL]`:
+/// the shard stores combined into DIR/fleet.db (nights matched by label, output directories
+/// relative to DIR), then the dashboard. With a manifest and a night, the manifest's repositories
+/// that no shard recorded in that night are recorded as failed, and the night is completed.
+int fleetMerge(const std::filesystem::path& output, const std::vector<std::filesystem::path>& shards,
+               const std::filesystem::path& manifest = {}, const std::string& night = {});
 
 /// Parses "I/N" (1 ≤ I ≤ N ≤ 10000); false when malformed.
 bool parseShard(const std::string& text, int& index, int& count);
