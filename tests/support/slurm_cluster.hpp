@@ -1,7 +1,8 @@
 #pragma once
-// A one-node Slurm cluster on loopback for tests: Debian's munge, slurmctld and slurmd started
-// as plain processes (no systemd) with their key, configuration, state and spool in a temporary
-// directory and non-default ports; clients find it through SLURM_CONF, which start() sets.
+// A one-node Slurm cluster on loopback for tests, started and stopped by scripts/slurm_cluster.sh
+// (Debian's munge, slurmctld and slurmd as plain processes, no systemd; key, configuration,
+// state and spool in a temporary directory; non-default ports). Clients find it through
+// SLURM_CONF, which start() sets.
 
 #include <filesystem>
 #include <string>

@@ -24,14 +24,14 @@ std::string trimmed(std::string s) {
 }
 
 /// Runs a Slurm client command; the error names the command and what it printed.
-Result<std::string> client(const std::vector<std::string>& argv) {
+Result<std::string> client(const std::vector<std::string>& argv, int timeout_seconds = 60) {
   verify::ProcessOptions options;
-  options.timeout = std::chrono::seconds(60);
+  options.timeout = std::chrono::seconds(timeout_seconds);
   const verify::ProcessResult r = runProcess(argv, options);
   std::string command;
   for (const std::string& a : argv) command += (command.empty() ? "" : " ") + a;
   if (!r.started) return makeError(command + ": " + trimmed(r.output) + " (is Slurm's client installed?)");
-  if (r.timed_out) return makeError(command + ": no answer within 60 s");
+  if (r.timed_out) return makeError(command + ": no answer within " + std::to_string(timeout_seconds) + " s");
   if (r.exit_code != 0)
     return makeError(command + " failed (exit " + std::to_string(r.exit_code) + "): " + trimmed(r.output));
   return trimmed(r.output);
@@ -93,7 +93,7 @@ int runSlurmNight(const SlurmOptions& o) {
     std::cerr << "error: --scheduler slurm: " << version.error().message << "\n";
     return kExitUsage;
   }
-  auto ping = client({"scontrol", "ping"});
+  auto ping = client({"scontrol", "ping"}, 15);  // Slurm's own message timeout is 10 s
   if (!ping || ping->find("UP") == std::string::npos) {
     std::cerr << "error: --scheduler slurm: the controller does not answer: "
               << (ping ? "scontrol ping: " + ping.value() : ping.error().message) << "\n";
