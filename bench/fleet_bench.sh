@@ -16,6 +16,9 @@
 #   bench/fleet_bench.sh --generate-only DIR [REPOS]    only writes DIR/repos/* and DIR/fleet.yaml
 # MIGRATE_CLI names the binary (default: build/bin/migrate-pipeline); KEEP=1 keeps the scratch
 # directory and prints where it is.
+# Where Slurm is installed (scripts/setup.sh --with-tests), the same fleet then runs through a
+# one-node cluster on loopback (scripts/slurm_cluster.sh): a cold and an unchanged night, each a
+# job array of 4 shards (2 at once) and a merge job.
 # Target: an unchanged night (night 2) of 100 repositories in under 30 s on 2 cores.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -177,3 +180,35 @@ read -r ok cached _ <"$work/night-3.counts"
 
 echo
 "$cli" fleet history "$out" --format table
+
+# The same fleet through a one-node Slurm cluster on loopback, where Slurm is installed: a cold
+# night and an unchanged one, each a job array of 4 shards (2 at once) and a merge job.
+slurm_night() {   # slurm_night LABEL
+  local start end rc=0
+  start="$(date +%s.%N)"
+  "$cli" fleet run "$work/fleet.yaml" --output "$work/fleet-slurm" --scheduler slurm --shards 4 \
+    --array-limit 2 --night "$1" -q >"$work/slurm-$1.log" 2>&1 || rc=$?
+  end="$(date +%s.%N)"
+  [[ "$rc" -eq 0 || "$rc" -eq 6 ]] || { tail -n 20 "$work/slurm-$1.log" >&2; die "slurm night $1 exited with $rc"; }
+  "$cli" fleet status "$work/fleet-slurm" --format json >"$work/slurm-$1.json"
+  python3 - "$work/slurm-$1.json" "$1" "$start" "$end" <<'PY'
+import json, sys
+path, label, start, end = sys.argv[1:5]
+repos = json.load(open(path))["repos"]
+counts = {}
+for r in repos:
+    counts[r["status"]] = counts.get(r["status"], 0) + 1
+wall = float(end) - float(start)
+print(f"slurm night {label}: {len(repos)} repositories in {wall:.2f} s, {len(repos) * 3600 / wall:.0f} repositories/h; "
+      + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+PY
+}
+echo
+if conf="$("$root/scripts/slurm_cluster.sh" start "$work/slurm-cluster" 2>"$work/slurm-cluster.err")"; then
+  trap '"$root/scripts/slurm_cluster.sh" stop "$work/slurm-cluster"; if [[ "${KEEP:-0}" == 1 ]]; then echo "fleet_bench: kept $work"; else rm -rf "$work"; fi' EXIT
+  export SLURM_CONF="$conf"
+  slurm_night slurm-1
+  slurm_night slurm-2
+else
+  echo "slurm: not measured ($(tail -n 1 "$work/slurm-cluster.err"))"
+fi
