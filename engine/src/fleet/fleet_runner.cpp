@@ -200,33 +200,6 @@ void refreshDashboard(const Store& store, const fs::path& dir, FleetProgress& pr
     progress.note("dashboard: " + (dir / "index.html").string());
 }
 
-/// --scheduler k8s: the night's Jobs written for the cluster to run; nothing runs here.
-int writeKubernetesNight(const FleetRunOptions& options, const fs::path& dir) {
-  K8sOptions k8s;
-  k8s.manifest = fs::absolute(options.manifest).lexically_normal();
-  k8s.dir = dir;
-  k8s.night = options.night.empty() ? utcNow("%Y-%m-%d") : options.night;
-  k8s.shards = options.shards;
-  k8s.parallelism = options.parallelism;
-  k8s.image = options.image;
-  k8s.claim = options.claim;
-  k8s.cpu = options.cpu;
-  k8s.memory = options.memory;
-  if (auto st = writeK8sJobs(k8s, dir); !st) {
-    std::cerr << "error: " << st.error().message << "\n";
-    return kExitUsage;
-  }
-  const std::string name = k8sJobName(k8s.night);
-  std::cerr << "fleet: wrote " << (dir / "k8s/fleet-job.yaml").string() << " (" << k8s.shards << " shards, "
-            << k8s.parallelism << " at once) and " << (dir / "k8s/fleet-merge-job.yaml").string()
-            << "; the volume " << k8s.claim << " must hold " << dir.string()
-            << ", the manifest and its sources.\n"
-            << "  kubectl apply -f " << (dir / "k8s/fleet-job.yaml").string() << "\n"
-            << "  kubectl wait --for=condition=complete --timeout=24h job/" << name << "\n"
-            << "  kubectl apply -f " << (dir / "k8s/fleet-merge-job.yaml").string() << "\n";
-  return kExitOk;
-}
-
 fs::path selfExecutable() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
@@ -282,7 +255,19 @@ int runFleet(const FleetRunOptions& options) {
   }
 
   const fs::path dir = fs::absolute(options.output).lexically_normal();
-  if (options.scheduler == "k8s") return writeKubernetesNight(options, dir);
+  if (options.scheduler == "k8s") {
+    K8sOptions k8s;
+    k8s.manifest = fs::absolute(options.manifest).lexically_normal();
+    k8s.dir = dir;
+    k8s.night = options.night.empty() ? utcNow("%Y-%m-%d") : options.night;
+    k8s.shards = options.shards;
+    k8s.parallelism = options.parallelism;
+    k8s.image = options.image;
+    k8s.claim = options.claim;
+    k8s.cpu = options.cpu;
+    k8s.memory = options.memory;
+    return writeKubernetesNight(k8s);
+  }
   if (options.scheduler == "slurm") {
     SlurmOptions slurm;
     slurm.manifest = fs::absolute(options.manifest).lexically_normal();

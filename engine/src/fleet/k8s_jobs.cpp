@@ -4,7 +4,9 @@
 
 #include <cctype>
 #include <fstream>
+#include <iostream>
 
+#include "migrate/engine/runner.hpp"
 #include "verify/process_runner.hpp"
 
 namespace migrate::fleet {
@@ -109,18 +111,27 @@ std::string k8sMergeJob(const K8sOptions& o) {
   return job(o, k8sJobName(o.night) + "-merge", "merge", script, false);
 }
 
-Status writeK8sJobs(const K8sOptions& o, const fs::path& host_dir) {
+int writeKubernetesNight(const K8sOptions& o) {
   std::error_code ec;
-  fs::create_directories(host_dir / "k8s", ec);
-  if (ec) return makeError("cannot create " + (host_dir / "k8s").string() + ": " + ec.message());
+  fs::create_directories(o.dir / "k8s", ec);
   for (const auto& [file, text] : {std::pair<std::string, std::string>{"fleet-job.yaml", k8sShardJob(o)},
                                    {"fleet-merge-job.yaml", k8sMergeJob(o)}}) {
-    std::ofstream out(host_dir / "k8s" / file, std::ios::binary | std::ios::trunc);
+    std::ofstream out(o.dir / "k8s" / file, std::ios::binary | std::ios::trunc);
     out << text;
     out.close();
-    if (!out) return makeError("cannot write " + (host_dir / "k8s" / file).string());
+    if (!out) {
+      std::cerr << "error: cannot write " << (o.dir / "k8s" / file).string() << "\n";
+      return kExitUsage;
+    }
   }
-  return Ok{};
+  std::cerr << "fleet: wrote " << (o.dir / "k8s/fleet-job.yaml").string() << " (" << o.shards << " shards, "
+            << o.parallelism << " at once) and " << (o.dir / "k8s/fleet-merge-job.yaml").string()
+            << "; the volume " << o.claim << " must hold " << o.dir.string()
+            << ", the manifest and its sources.\n"
+            << "  kubectl apply -f " << (o.dir / "k8s/fleet-job.yaml").string() << "\n"
+            << "  kubectl wait --for=condition=complete --timeout=24h job/" << k8sJobName(o.night) << "\n"
+            << "  kubectl apply -f " << (o.dir / "k8s/fleet-merge-job.yaml").string() << "\n";
+  return kExitOk;
 }
 
 }  // namespace migrate::fleet

@@ -7,8 +7,6 @@
 #include <filesystem>
 #include <string>
 
-#include "migrate/engine/result.hpp"
-
 namespace migrate::fleet {
 
 struct K8sOptions {
@@ -31,7 +29,8 @@ std::string k8sMergeJob(const K8sOptions& options);
 /// The Job's name: "migrate-fleet-" and the night label made a DNS label.
 std::string k8sJobName(const std::string& night);
 
-/// Writes DIR/k8s/fleet-job.yaml and DIR/k8s/fleet-merge-job.yaml under `host_dir`.
-Status writeK8sJobs(const K8sOptions& options, const std::filesystem::path& host_dir);
+/// `fleet run --scheduler k8s`: writes `options.dir`/k8s/fleet-job.yaml and fleet-merge-job.yaml
+/// and prints how to apply them; runs nothing. Returns the exit code.
+int writeKubernetesNight(const K8sOptions& options);
 
 }  // namespace migrate::fleet
