@@ -134,6 +134,12 @@ Result<std::string> resolve(git_repository* repo, const std::string& url, const 
   return oidText(*git_object_id(commit));
 }
 
+/// libgit2 ready for hashing, started once for the process: digests are taken per repository
+/// name and per file, far too often to start and stop the library each time.
+void hashing() {
+  static const git::Session session;
+}
+
 }  // namespace
 
 Result<MirrorState> updateMirror(const fs::path& mirror, const std::string& url, const std::string& ref,
@@ -189,14 +195,14 @@ bool isGitRepository(const fs::path& path) {
 }
 
 std::string digest(const std::string& text) {
-  git::Session session;
+  hashing();
   git_oid oid;
   git_odb_hash(&oid, text.data(), text.size(), GIT_OBJECT_BLOB);
   return oidText(oid);
 }
 
 std::string fileDigest(const fs::path& file) {
-  git::Session session;
+  hashing();
   git_oid oid;
   if (git_odb_hashfile(&oid, file.c_str(), GIT_OBJECT_BLOB) != 0) return {};
   return oidText(oid);
