@@ -12,6 +12,9 @@ pkg_check_modules(TREE_SITTER REQUIRED IMPORTED_TARGET tree-sitter)
 # The fleet's store (embedded SQLite: no server, one file, transactions, WAL for concurrent
 # readers) and its CSV tables (libcsv: RFC 4180 quoting and parsing of repos_file).
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3>=3.31)
+# The per-file analysis cache's keys: XXH3-128 hashes every Python file of every run at memory
+# speed (a cryptographic hash would cost more than the analysis it saves on a warm run).
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 find_path(LIBCSV_INCLUDE_DIR csv.h REQUIRED)
 find_library(LIBCSV_LIBRARY csv REQUIRED)
 add_library(migrate_libcsv INTERFACE)

@@ -26,6 +26,7 @@ struct OverrideFlags {
   int jobs = -1;
   std::string stages;
   std::string plugin_dir;
+  bool no_cache = false;
   std::vector<std::string> sets;
 
   void add(CLI::App* app) {
@@ -35,6 +36,7 @@ struct OverrideFlags {
     app->add_option("--jobs", jobs, "Worker threads (0 = all cores)")->check(CLI::Range(0, 1024));
     app->add_option("--stages", stages, "Comma-separated stages: analyze,plan,emit,verify,report");
     app->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
+    app->add_flag("--no-cache", no_cache, "Analyse every file anew; neither read nor write the analysis cache");
     app->add_option("--set", sets, "Override a pipeline key: dotted.key=value (value is YAML; null removes)");
   }
 
@@ -61,6 +63,7 @@ struct OverrideFlags {
     if (jobs >= 0) out.push_back({"jobs", std::to_string(jobs)});
     if (!stages.empty()) out.push_back({"stages", "[" + stages + "]"});
     if (!plugin_dir.empty()) out.push_back({"plugin_dir", fs::absolute(plugin_dir).string()});
+    if (no_cache) out.push_back({"cache.enabled", "false"});
     for (const auto& s : sets) {
       auto o = parseOverride(s);
       if (!o) return o.error();

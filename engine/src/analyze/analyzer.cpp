@@ -4,6 +4,9 @@
 #include <atomic>
 #include <thread>
 
+#include "analysis_cache/cache_key.hpp"
+#include "analysis_cache/recording_workspace.hpp"
+#include "analysis_cache/entries.hpp"
 #include "analyze/module_summary.hpp"
 #include "parse/python_parser.hpp"
 #include "plugin_host/crash_report.hpp"
@@ -73,6 +76,7 @@ struct WorkerResult {
   std::vector<sdk::Diagnostic> diagnostics;
   std::vector<ModuleSummary> modules;
   std::size_t parsed = 0;
+  std::size_t cached = 0;
   std::uint64_t lines = 0;
 };
 
@@ -127,8 +131,86 @@ void analyzePythonSource(const std::string& path, std::string source,
   if (summary) *summary = summarizeModule(module, lines);
 }
 
+namespace {
+
+/// One file's analysis: from the cache when it has the file's entry, else by analysing it (and
+/// queueing the result for the cache).
+cache::FileAnalysis analyzeFile(const std::string& path, std::string source, const std::vector<ActivePlugin>& plugins,
+                                const std::unordered_set<std::string>& roots, CacheUse* cache,
+                                std::vector<sdk::Diagnostic>& diagnostics, bool& from_cache) {
+  cache::FileAnalysis a;
+  from_cache = false;
+  cache::Key key{};
+  if (cache) {
+    key = cache::fileKey(cache->context, path, source);
+    if (auto bytes = cache->store.find(key)) {
+      std::string why;
+      if (auto entry = cache::decode(*bytes, path, why)) {
+        from_cache = true;
+        return std::move(*entry);
+      }
+      diagnostics.push_back({sdk::Severity::Info, "cache-entry-ignored", path, 0,
+                             "analysis cache entry ignored (" + why + "); analysed anew and rewritten"});
+    }
+  }
+  analyzePythonSource(path, std::move(source), plugins, &roots, a.findings, a.diagnostics, &a.summary);
+  a.lines = a.summary.lines;
+  if (cache) cache->store.put(key, cache::encode(a, path));
+  return a;
+}
+
+/// What one plugin's repository pass reported.
+struct RepositoryResult {
+  std::vector<sdk::Finding> findings;
+  std::vector<sdk::Diagnostic> diagnostics;
+};
+
+/// The cached result of `plugin`'s repository pass when every file it read is unchanged.
+std::optional<cache::RepositoryAnalysis> cachedPass(const Workspace& workspace, const std::string& plugin,
+                                                    CacheUse& cache, const cache::Key& key,
+                                                    std::vector<sdk::Diagnostic>& diagnostics) {
+  auto bytes = cache.store.find(key);
+  if (!bytes) return std::nullopt;
+  std::string why;
+  auto entry = cache::decodeRepository(*bytes, why);
+  if (!entry) {
+    diagnostics.push_back({sdk::Severity::Info, "cache-entry-ignored", "", 0,
+                           "analysis cache entry of " + plugin + "'s repository pass ignored (" + why +
+                               "); run anew and rewritten"});
+    return std::nullopt;
+  }
+  for (const auto& [path, hash] : entry->reads) {
+    const auto text = workspace.read(path);
+    if ((text ? cache::contentHash(*text) : cache::Key{}) != hash) return std::nullopt;
+  }
+  return entry;
+}
+
+/// One plugin's repository pass: from the cache while the files it read are unchanged, else run
+/// (through a view that records what it reads, for the cache).
+void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse* cache, RepositoryResult& out) {
+  const std::string& name = p.loaded->info.name;
+  cache::Key key{};
+  if (cache) {
+    key = cache::repositoryKey(cache->context, name, workspace.files());
+    if (auto hit = cachedPass(workspace, name, *cache, key, out.diagnostics)) {
+      out.findings = std::move(hit->findings);
+      std::move(hit->diagnostics.begin(), hit->diagnostics.end(), std::back_inserter(out.diagnostics));
+      return;
+    }
+  }
+  CollectingSink sink(out.findings, out.diagnostics, p.loaded->info.domain);
+  cache::RecordingWorkspace recording(workspace);
+  guarded(*p.loaded, "", "analyzeRepository", out.diagnostics, [&] {
+    p.loaded->plugin->analyzeRepository(cache ? static_cast<const sdk::WorkspaceView&>(recording) : workspace, sink);
+  });
+  if (cache) cache->store.put(key, cache::encode(cache::RepositoryAnalysis{recording.reads(), out.findings, out.diagnostics}));
+}
+
+}  // namespace
+
 void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
-                      Progress& progress, MigrationModel& model) {
+                      Progress& progress, MigrationModel& model, CacheUse* cache) {
   std::vector<const sdk::FileEntry*> python;
   for (const auto& f : workspace.files()) {
     model.inventory.bytes += f.size;
@@ -140,24 +222,34 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 
   const unsigned workers = static_cast<unsigned>(
       std::max(1, std::min<int>(jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency()),
-                                static_cast<int>(std::max<std::size_t>(python.size(), 1)))));
+                                static_cast<int>(std::max<std::size_t>(python.size() + plugins.size(), 1)))));
   std::vector<WorkerResult> results(workers);
+  // The repository passes are the longest tasks: they go first, beside the files.
+  std::vector<RepositoryResult> passes(plugins.size());
+  const std::size_t tasks = plugins.size() + python.size();
   std::atomic<std::size_t> next{0};
   progress.begin("analyze", python.size());
   auto work = [&](WorkerResult& out) {
-    for (std::size_t i = next++; i < python.size(); i = next++) {
-      const sdk::FileEntry& file = *python[i];
+    for (std::size_t task = next++; task < tasks; task = next++) {
+      if (task < plugins.size()) {
+        repositoryPass(workspace, plugins[task], cache, passes[task]);
+        continue;
+      }
+      const sdk::FileEntry& file = *python[task - plugins.size()];
       auto source = workspace.read(file.path);
       if (!source) {
         out.diagnostics.push_back(
             {sdk::Severity::Warning, "unreadable", file.path, 0, "file cannot be read"});
       } else {
         ++out.parsed;
-        ModuleSummary summary;
-        analyzePythonSource(file.path, std::move(*source), plugins, &roots, out.findings, out.diagnostics,
-                            &summary);
-        out.lines += summary.lines;
-        if (!summary.path.empty()) out.modules.push_back(std::move(summary));
+        bool from_cache = false;
+        cache::FileAnalysis a =
+            analyzeFile(file.path, std::move(*source), plugins, roots, cache, out.diagnostics, from_cache);
+        out.cached += from_cache ? 1 : 0;
+        out.lines += a.lines;
+        std::move(a.findings.begin(), a.findings.end(), std::back_inserter(out.findings));
+        std::move(a.diagnostics.begin(), a.diagnostics.end(), std::back_inserter(out.diagnostics));
+        if (!a.summary.path.empty()) out.modules.push_back(std::move(a.summary));
       }
       progress.step(file.path);
     }
@@ -170,15 +262,15 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 
   for (auto& r : results) {
     model.inventory.python_parsed += r.parsed;
+    model.inventory.python_cached += r.cached;
     model.inventory.python_lines += r.lines;
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));
     std::move(r.diagnostics.begin(), r.diagnostics.end(), std::back_inserter(model.diagnostics));
     std::move(r.modules.begin(), r.modules.end(), std::back_inserter(model.modules));
   }
-  for (const ActivePlugin& p : plugins) {
-    CollectingSink sink(model.findings, model.diagnostics, p.loaded->info.domain);
-    guarded(*p.loaded, "", "analyzeRepository", model.diagnostics,
-            [&] { p.loaded->plugin->analyzeRepository(workspace, sink); });
+  for (auto& r : passes) {
+    std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));
+    std::move(r.diagnostics.begin(), r.diagnostics.end(), std::back_inserter(model.diagnostics));
   }
   sortModel(model);
 }

@@ -5,16 +5,24 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analysis_cache/cache_store.hpp"
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "progress/progress.hpp"
 
 namespace migrate {
 
+/// The per-file analysis cache as one run uses it.
+struct CacheUse {
+  cache::CacheStore& store;
+  std::string context;  ///< cache::runContext of this run
+};
+
 /// Adds findings, diagnostics and inventory statistics to `model`. Plugin failures become
-/// diagnostics naming the plugin; the other plugins and files carry on.
+/// diagnostics naming the plugin; the other plugins and files carry on. With `cache`, a file
+/// whose entry is there is not analysed again, and the others' results are queued for it.
 void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
-                      Progress& progress, MigrationModel& model);
+                      Progress& progress, MigrationModel& model, CacheUse* cache = nullptr);
 
 /// The repository's own top-level packages and modules: `pkg` for pkg/__init__.py (also under
 /// src/), `util` for a top-level util.py.

@@ -42,6 +42,7 @@ std::string CacheKeys::keyFor(const std::string& commit, const PipelineSpec& eff
   what.jobs = 0;
   what.source.mirror.clear();
   what.report.directory.clear();
+  what.cache = {};  // the per-file cache changes how fast, never what
   std::string text = "commit " + commit + "\nengine " + engine_ + "\n";
   {
     std::lock_guard lock(mutex_);

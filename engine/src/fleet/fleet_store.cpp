@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "fleet/sqlite_statement.hpp"
+#include "sqlite/sqlite_statement.hpp"
 #include "fleet/store_schema.hpp"
 
 namespace migrate::fleet {

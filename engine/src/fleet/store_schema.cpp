@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fleet/fleet_store.hpp"
-#include "fleet/sqlite_statement.hpp"
+#include "sqlite/sqlite_statement.hpp"
 
 namespace migrate::fleet {
 namespace {

@@ -17,7 +17,7 @@ using yaml::Reader;
 
 const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
                                         "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins",
-                                        "plan",    "emit",    "verify", "targets",    "report"};
+                                        "plan",    "emit",    "verify", "targets",    "report", "cache"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -177,6 +177,16 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
       spec.report.max_items = static_cast<int>(n);
     }
   }
+  if (const YAML::Node cache = doc["cache"]) {
+    r.checkKeys(cache, {"enabled", "dir", "max_size_mb"}, "cache");
+    if (cache["enabled"]) spec.cache.enabled = r.boolean(cache["enabled"], "cache.enabled");
+    if (cache["dir"]) spec.cache.dir = r.string(cache["dir"], "cache.dir");
+    if (cache["max_size_mb"]) {
+      const long long n = r.integer(cache["max_size_mb"], "cache.max_size_mb");
+      if (n < 1 || n > (1LL << 30)) r.fail(cache["max_size_mb"], "cache.max_size_mb must be between 1 and 2^30");
+      spec.cache.max_size_mb = static_cast<std::uint64_t>(n);
+    }
+  }
   if (spec.plugins.empty())
     r.fail(doc,
            "the pipeline selects no plugins; add e.g. `plugins: {device: {}}` "
@@ -264,6 +274,11 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   out << YAML::Key << "report" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "directory" << YAML::Value << spec.report.directory;
   out << YAML::Key << "max_items" << YAML::Value << spec.report.max_items;
+  out << YAML::EndMap;
+  out << YAML::Key << "cache" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "enabled" << YAML::Value << spec.cache.enabled;
+  out << YAML::Key << "dir" << YAML::Value << spec.cache.dir;
+  out << YAML::Key << "max_size_mb" << YAML::Value << spec.cache.max_size_mb;
   out << YAML::EndMap;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";

@@ -14,6 +14,8 @@
 #include <optional>
 #include <set>
 
+#include "analysis_cache/cache_key.hpp"
+#include "analysis_cache/open_cache.hpp"
 #include "analyze/analyzer.hpp"
 #include "emit/emitter.hpp"
 #include "migrate/engine/findings_json.hpp"
@@ -128,9 +130,9 @@ void logStatistics(const MigrationModel& model, double seconds, spdlog::logger& 
   const double s = seconds > 0 ? seconds : 1e-9;
   log.info(
       "statistics: {} files ({} Python, {} lines), {:.1f} MB in {:.2f} s: {:.1f} MB/s, {:.0f} files/s, "
-      "peak RSS {:.0f} MB",
+      "peak RSS {:.0f} MB; {} Python files from the analysis cache",
       model.inventory.files, model.inventory.python_parsed, model.inventory.python_lines, mb, seconds, mb / s,
-      static_cast<double>(model.inventory.files) / s, peakRssMb());
+      static_cast<double>(model.inventory.files) / s, peakRssMb(), model.inventory.python_cached);
 }
 
 /// Records `record`, replacing an earlier record of the same stage.
@@ -303,7 +305,21 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       log->info("inventory: {} files selected, {} skipped", ws.files().size(), inventory_diags.size());
       auto progress =
           makeProgress(options.terminal && !options.quiet, [&](const std::string& m) { log->info("{}", m); });
-      analyzeWorkspace(ws, active, spec.jobs, *progress, model);
+      const std::size_t known = model.diagnostics.size();
+      std::unique_ptr<cache::CacheStore> store = cache::openCache(spec.cache, model.diagnostics);
+      for (std::size_t i = known; i < model.diagnostics.size(); ++i) log->warn("{}", model.diagnostics[i].message);
+      std::optional<CacheUse> cache_use;
+      if (store) cache_use.emplace(CacheUse{*store, cache::runContext(spec, active, projectRoots(ws))});
+      analyzeWorkspace(ws, active, spec.jobs, *progress, model, cache_use ? &*cache_use : nullptr);
+      if (store) {
+        if (auto written = store->commit(); !written)
+        {
+          model.diagnostics.push_back({sdk::Severity::Warning, "cache-not-written", "", 0,
+                                       written.error().message + "; the next run analyses these files anew"});
+          log->warn("{}", model.diagnostics.back().message);
+        }
+        log->info("analysis cache: {}", store->file().string());
+      }
       const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       model.stages.push_back({"analyze", "completed",
                               std::to_string(model.inventory.python_parsed) + " Python files analysed",

@@ -38,6 +38,7 @@ struct InventoryStats {
   std::size_t files = 0;         ///< files selected for analysis
   std::size_t python_files = 0;  ///< of which Python
   std::size_t python_parsed = 0;
+  std::size_t python_cached = 0;  ///< of the parsed, taken from the analysis cache (not written out)
   std::uint64_t bytes = 0;
   std::uint64_t python_lines = 0;
   std::size_t skipped = 0;  ///< binary, oversized, escaping symlinks, unreadable

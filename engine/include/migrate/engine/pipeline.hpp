@@ -113,6 +113,15 @@ struct VerifySpec {
   bool benchmark = false;
 };
 
+/// The per-file analysis cache (docs/pipeline.md#cache).
+struct CacheSpec {
+  bool enabled = true;
+  /// Where analysis.db lives; empty = $XDG_CACHE_HOME/migrate-pipeline (~/.cache/migrate-pipeline).
+  /// Relative paths are relative to the working directory of the run.
+  std::string dir;
+  std::uint64_t max_size_mb = 1024;  ///< least recently used entries go beyond this
+};
+
 struct PipelineSpec {
   std::filesystem::path file;
   std::string name;
@@ -130,6 +139,7 @@ struct PipelineSpec {
   EmitSpec emit;
   VerifySpec verify;
   ReportSpec report;
+  CacheSpec cache;
   std::map<std::string, TargetSpec> targets;  ///< always has "local"
 };
 

@@ -1,6 +1,7 @@
 #pragma once
-/// A thin layer over the SQLite C API for the fleet's store: prepared statements with bound
-/// values, constant SQL, write transactions, and errors naming the file and the operation.
+/// A thin layer over the SQLite C API for the fleet's store and the analysis cache: prepared
+/// statements with bound values, constant SQL, write transactions, and errors naming the file and
+/// the operation.
 
 #include <sqlite3.h>
 
@@ -12,7 +13,7 @@
 
 #include "migrate/engine/result.hpp"
 
-namespace migrate::fleet::sql {
+namespace migrate::sql {
 
 /// "<file>: <what> failed (SQLite: <message>)".
 inline Error sqlError(const std::filesystem::path& file, const std::string& what,
@@ -43,6 +44,11 @@ class Statement {
   }
   Statement& bindInt(int index, std::int64_t value) {
     if (ok()) check(sqlite3_bind_int64(stmt_, index, value));
+    return *this;
+  }
+  Statement& bindBlob(int index, std::string_view bytes) {
+    if (ok())
+      check(sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
     return *this;
   }
   Statement& bindReal(int index, double value) {
@@ -93,6 +99,12 @@ class Statement {
     const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
     const int size = sqlite3_column_bytes(stmt_, column);
     return data == nullptr ? std::string() : std::string(data, static_cast<std::size_t>(size));
+  }
+  /// A BLOB (or text) column's bytes, valid until the next step or reset.
+  std::string_view blob(int column) const {
+    const auto* data = static_cast<const char*>(sqlite3_column_blob(stmt_, column));
+    const int size = sqlite3_column_bytes(stmt_, column);
+    return data == nullptr ? std::string_view() : std::string_view(data, static_cast<std::size_t>(size));
   }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
   double real(int column) const { return sqlite3_column_double(stmt_, column); }
@@ -155,4 +167,4 @@ class Transaction {
   bool active_ = false;
 };
 
-}  // namespace migrate::fleet::sql
+}  // namespace migrate::sql

@@ -1,0 +1,39 @@
+#pragma once
+/// The keys of the per-file analysis cache. A file's entry is valid exactly as long as nothing
+/// that can change its analysis changed: its content and path, the engine and plugin builds
+/// (their ELF build ids: a rebuilt library is a new key, and reading them costs no I/O), the
+/// plugins' options, the inventory settings, and the project's own top-level packages (they
+/// decide which imports are the project's).
+
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include "analysis_cache/cache_store.hpp"
+#include "analysis_cache/entries.hpp"
+#include "migrate/engine/pipeline.hpp"
+#include "migrate/engine/plugin_host.hpp"
+
+namespace migrate::cache {
+
+/// What every key of one run shares, as text (hashed into each key).
+std::string runContext(const PipelineSpec& spec, const std::vector<ActivePlugin>& plugins,
+                       const std::unordered_set<std::string>& project_roots);
+
+/// The key of one file: XXH3-128 over the run context, the path and the content.
+Key fileKey(std::string_view context, std::string_view path, std::string_view content);
+
+/// XXH3-128 of a file's content: what a repository entry records of each file its pass read.
+Key contentHash(std::string_view content);
+
+/// The key of plugin `plugin`'s repository pass: the run context, the plugin's name and the
+/// inventory (paths and languages; the contents it reads are checked through the entry).
+Key repositoryKey(std::string_view context, const std::string& plugin, const std::vector<sdk::FileEntry>& files);
+
+/// "build-id <hex>" of each loaded ELF object (the executable, its libraries and `plugins`'
+/// libraries) that is not another plugin, sorted by name; objects without a build id are named
+/// with their size and modification time instead.
+std::string loadedBuilds(const std::vector<ActivePlugin>& plugins);
+
+}  // namespace migrate::cache
