@@ -191,11 +191,12 @@ std::optional<cache::RepositoryAnalysis> cachedPass(const Workspace& workspace, 
 void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse* cache, RepositoryResult& out) {
   const std::string& name = p.loaded->info.name;
   cache::Key key{};
+  std::vector<sdk::Diagnostic> cache_notes;  // about the cache, not the pass: never cached
   if (cache) {
     key = cache::repositoryKey(cache->context, name, workspace.files());
-    if (auto hit = cachedPass(workspace, name, *cache, key, out.diagnostics)) {
+    if (auto hit = cachedPass(workspace, name, *cache, key, cache_notes)) {
       out.findings = std::move(hit->findings);
-      std::move(hit->diagnostics.begin(), hit->diagnostics.end(), std::back_inserter(out.diagnostics));
+      out.diagnostics = std::move(hit->diagnostics);
       return;
     }
   }
@@ -205,6 +206,7 @@ void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse*
     p.loaded->plugin->analyzeRepository(cache ? static_cast<const sdk::WorkspaceView&>(recording) : workspace, sink);
   });
   if (cache) cache->store.put(key, cache::encode(cache::RepositoryAnalysis{recording.reads(), out.findings, out.diagnostics}));
+  std::move(cache_notes.begin(), cache_notes.end(), std::back_inserter(out.diagnostics));
 }
 
 }  // namespace
