@@ -15,6 +15,9 @@ pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3>=3.31)
 # The per-file analysis cache's keys: XXH3-128 hashes every Python file of every run at memory
 # speed (a cryptographic hash would cost more than the analysis it saves on a warm run).
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# Rule-file regular expressions: RE2 matches in linear time (hostile input cannot make it
+# backtrack) and far faster than std::regex on the per-string path.
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 find_path(LIBCSV_INCLUDE_DIR csv.h REQUIRED)
 find_library(LIBCSV_LIBRARY csv REQUIRED)
 add_library(migrate_libcsv INTERFACE)

@@ -3,22 +3,14 @@
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "migrate/sdk/finding.hpp"
 #include "migrate/sdk/module.hpp"
+#include "rules/pattern.hpp"
 
 namespace migrate::rules {
-
-/// A regular expression with the text it was compiled from. `(?i)` at the start means
-/// case-insensitive (std::regex has no inline flags).
-struct Pattern {
-  std::string text;
-  std::regex regex;
-  bool search(const std::string& s) const { return std::regex_search(s, regex); }
-};
 
 struct ApiEntry {
   std::string name;  ///< without the trailing ".*" of a prefix entry

@@ -20,20 +20,9 @@ sdk::Level level(const Reader& r, const YAML::Node& n, const std::string& what) 
 }
 
 Pattern pattern(const Reader& r, const YAML::Node& n, const std::string& what) {
-  Pattern p;
-  p.text = r.string(n, what);
-  std::string body = p.text;
-  auto flags = std::regex::ECMAScript | std::regex::optimize;
-  if (body.rfind("(?i)", 0) == 0) {
-    body = body.substr(4);
-    flags |= std::regex::icase;
-  }
-  try {
-    p.regex = std::regex(body, flags);
-  } catch (const std::regex_error& e) {
-    r.fail(n, what + " is not a valid regular expression: " + e.what());
-  }
-  return p;
+  auto p = Pattern::compile(r.string(n, what));
+  if (!p) r.fail(n, what + " is not a valid regular expression: " + p.error().message);
+  return std::move(p.value());
 }
 
 sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {

@@ -1,0 +1,67 @@
+// Rule-file regular expressions: RE2 where it can, ECMAScript meaning kept for lookaheads.
+
+#include <gtest/gtest.h>
+
+#include "rules/pattern.hpp"
+
+namespace migrate::rules {
+namespace {
+
+Pattern compiled(const std::string& text) {
+  auto p = Pattern::compile(text);
+  EXPECT_TRUE(p) << text << ": " << (p ? "" : p.error().message);
+  return std::move(p.value());
+}
+
+TEST(Pattern, SearchesAnywhereAndAnchorsWhenAsked) {
+  const Pattern device = compiled(R"(^cuda(:\d+)?$)");
+  EXPECT_TRUE(device.linear());
+  EXPECT_TRUE(device.search("cuda"));
+  EXPECT_TRUE(device.search("cuda:1"));
+  EXPECT_FALSE(device.search("cuda:x"));
+  EXPECT_FALSE(device.search("my cuda"));
+  EXPECT_TRUE(compiled(R"(\bnccl\b)").search("backend nccl here"));
+  EXPECT_FALSE(compiled(R"(\bnccl\b)").search("ncclx"));
+}
+
+TEST(Pattern, LeadingCaseInsensitiveFlag) {
+  const Pattern p = compiled("(?i)^nccl$");
+  EXPECT_TRUE(p.search("NCCL"));
+  EXPECT_TRUE(p.search("nccl"));
+  EXPECT_FALSE(p.search("hccl"));
+}
+
+TEST(Pattern, LookaheadsKeepTheirMeaning) {
+  const Pattern not_false = compiled("^(?!False$)");
+  EXPECT_FALSE(not_false.linear());
+  EXPECT_TRUE(not_false.search("True"));
+  EXPECT_TRUE(not_false.search("args.use_cuda"));
+  EXPECT_FALSE(not_false.search("False"));
+  const Pattern nccl = compiled(R"(^(TORCH_)?NCCL_(?!DEBUG\b|SOCKET_IFNAME\b)[A-Z0-9_]+$)");
+  EXPECT_TRUE(nccl.search("NCCL_IB_HCA"));
+  EXPECT_TRUE(nccl.search("TORCH_NCCL_AVOID_RECORD_STREAMS"));
+  EXPECT_FALSE(nccl.search("NCCL_DEBUG"));
+  EXPECT_FALSE(nccl.search("NCCL_SOCKET_IFNAME"));
+  EXPECT_FALSE(nccl.search("HCCL_BUFFSIZE")) << "the RE2 superset already says no";
+  // Parentheses and brackets inside a lookahead do not end it early.
+  const Pattern nested = compiled(R"(^a(?!(b|[)c]))\w)");
+  EXPECT_TRUE(nested.search("ax"));
+  EXPECT_FALSE(nested.search("ab"));
+  EXPECT_FALSE(nested.search("a)"));
+}
+
+TEST(Pattern, AnInvalidExpressionIsAnErrorSayingWhy) {
+  auto p = Pattern::compile("cuda(");
+  ASSERT_FALSE(p);
+  EXPECT_FALSE(p.error().message.empty());
+}
+
+TEST(Pattern, HostileInputStaysLinear) {
+  // Catastrophic for a backtracking engine; RE2 answers at once.
+  const Pattern p = compiled("^(a+)+$");
+  EXPECT_TRUE(p.linear());
+  EXPECT_FALSE(p.search(std::string(5000, 'a') + "!"));
+}
+
+}  // namespace
+}  // namespace migrate::rules
