@@ -36,7 +36,8 @@ struct OverrideFlags {
     app->add_option("--jobs", jobs, "Worker threads (0 = all cores)")->check(CLI::Range(0, 1024));
     app->add_option("--stages", stages, "Comma-separated stages: analyze,plan,emit,verify,report");
     app->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
-    app->add_flag("--no-cache", no_cache, "Analyse every file anew; neither read nor write the analysis cache");
+    app->add_flag("--no-cache", no_cache,
+                  "Analyse every file anew; neither read nor write the analysis cache");
     app->add_option("--set", sets, "Override a pipeline key: dotted.key=value (value is YAML; null removes)");
   }
 

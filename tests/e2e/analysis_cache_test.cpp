@@ -35,10 +35,12 @@ class AnalysisCache : public ::testing::Test {
   test::CommandResult analyze(const std::string& name, const std::string& extra = "") const {
     return run(quote(test::cli().string()) + " run " +
                quote((test::sourceDir() / "pipelines" / "analyze-only.yaml").string()) + " --source " +
-               quote(repo().string()) + " --output " + quote((dir_ / ("out-" + name)).string()) +
-               " --set " + quote("cache.dir=" + cacheDir().string()) + " " + extra);
+               quote(repo().string()) + " --output " + quote((dir_ / ("out-" + name)).string()) + " --set " +
+               quote("cache.dir=" + cacheDir().string()) + " " + extra);
   }
-  json findings(const std::string& name) const { return json::parse(readFile(dir_ / ("out-" + name) / "findings.json")); }
+  json findings(const std::string& name) const {
+    return json::parse(readFile(dir_ / ("out-" + name) / "findings.json"));
+  }
 
   static long fromCache(const std::string& output) {
     static const std::regex count(R"((\d+) Python files from the analysis cache)");
@@ -149,12 +151,13 @@ TEST_F(AnalysisCache, EntriesBeyondTheSizeCapAreEvicted) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((cacheDir() / "analysis.db").c_str(), &db), SQLITE_OK);
   // Fill the cache past 1 MiB with entries older than any the run uses.
-  ASSERT_EQ(sqlite3_exec(db,
-                         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) "
-                         "INSERT INTO entries(key, value, size, used) SELECT randomblob(16), zeroblob(65536), "
-                         "65536, 1 FROM n",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db,
+                   "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) "
+                   "INSERT INTO entries(key, value, size, used) SELECT randomblob(16), zeroblob(65536), "
+                   "65536, 1 FROM n",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(db);
   writeFile(repo() / "new_module.py", "import torch\nx = torch.cuda.is_available()\n");
   ASSERT_EQ(analyze("warm", "--set cache.max_size_mb=1").exit_code, 0);
@@ -166,7 +169,8 @@ TEST_F(AnalysisCache, EntriesBeyondTheSizeCapAreEvicted) {
   EXPECT_LT(sqlite3_column_int64(q, 1), 40) << "the oldest entries went first";
   sqlite3_finalize(q);
   sqlite3_close(db);
-  EXPECT_EQ(fromCache(analyze("again", "--set cache.max_size_mb=1").output), 16) << "this run's entries stayed";
+  EXPECT_EQ(fromCache(analyze("again", "--set cache.max_size_mb=1").output), 16)
+      << "this run's entries stayed";
 }
 
 }  // namespace

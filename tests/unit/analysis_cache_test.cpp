@@ -133,7 +133,8 @@ TEST(AnalysisCacheKeys, EveryInputChangesTheKey) {
   EXPECT_NE(base, fileKey("context", "a.py", "import torch \n"));
   EXPECT_NE(fileKey("ab", "c", ""), fileKey("a", "bc", "")) << "parts are length-prefixed";
   const std::vector<sdk::FileEntry> files{{"a.py", 10, sdk::Language::Python}};
-  const std::vector<sdk::FileEntry> more{{"a.py", 10, sdk::Language::Python}, {"b.cu", 4, sdk::Language::Cuda}};
+  const std::vector<sdk::FileEntry> more{{"a.py", 10, sdk::Language::Python},
+                                         {"b.cu", 4, sdk::Language::Cuda}};
   EXPECT_NE(repositoryKey("c", "deps", files), repositoryKey("c", "deps", more));
   EXPECT_NE(repositoryKey("c", "deps", files), repositoryKey("c", "device", files));
 }

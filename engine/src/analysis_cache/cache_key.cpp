@@ -117,8 +117,8 @@ std::string runContext(const PipelineSpec& spec, const std::vector<ActivePlugin>
   std::vector<std::string> roots(project_roots.begin(), project_roots.end());
   std::sort(roots.begin(), roots.end());
   std::string text = std::string("migrate-pipeline ") + sdk::kSdkVersion + " cache entry " +
-                     std::to_string(kEntryFormat) + "\n" + loadedBuilds(plugins) + "analysis\n" +
-                     settings + "project roots";
+                     std::to_string(kEntryFormat) + "\n" + loadedBuilds(plugins) + "analysis\n" + settings +
+                     "project roots";
   for (const auto& r : roots) text += " " + r;
   return text;
 }
@@ -152,7 +152,8 @@ Key contentHash(std::string_view content) {
   return hashParts({content});
 }
 
-Key repositoryKey(std::string_view context, const std::string& plugin, const std::vector<sdk::FileEntry>& files) {
+Key repositoryKey(std::string_view context, const std::string& plugin,
+                  const std::vector<sdk::FileEntry>& files) {
   std::string inventory;
   for (const sdk::FileEntry& f : files)
     inventory += f.path + '\0' + std::to_string(static_cast<int>(f.language)) + '\n';

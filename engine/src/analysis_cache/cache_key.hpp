@@ -29,7 +29,8 @@ Key contentHash(std::string_view content);
 
 /// The key of plugin `plugin`'s repository pass: the run context, the plugin's name and the
 /// inventory (paths and languages; the contents it reads are checked through the entry).
-Key repositoryKey(std::string_view context, const std::string& plugin, const std::vector<sdk::FileEntry>& files);
+Key repositoryKey(std::string_view context, const std::string& plugin,
+                  const std::vector<sdk::FileEntry>& files);
 
 /// "build-id <hex>" of each loaded ELF object (the executable, its libraries and `plugins`'
 /// libraries) that is not another plugin, sorted by name; objects without a build id are named

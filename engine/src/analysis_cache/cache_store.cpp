@@ -73,15 +73,15 @@ fs::path defaultCacheDir() {
 }
 
 Result<std::unique_ptr<CacheStore>> CacheStore::open(const fs::path& dir, std::uint64_t max_bytes,
-                                                      std::string& note) {
+                                                     std::string& note) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return makeError(dir.string() + ": cannot create the cache directory (" + ec.message() + ")");
   const fs::path file = dir / "analysis.db";
   for (int attempt = 0; attempt < 2; ++attempt) {
     sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                                   nullptr);
+    const int rc = sqlite3_open_v2(file.c_str(), &db,
+                                   SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
     bool foreign = false;
     std::string error = rc == SQLITE_OK ? prepare(db, foreign) : sqlite3_errstr(rc);
     if (error.empty()) {
@@ -89,8 +89,8 @@ Result<std::unique_ptr<CacheStore>> CacheStore::open(const fs::path& dir, std::u
       return std::unique_ptr<CacheStore>(new CacheStore(db, file, max_bytes));
     }
     sqlite3_close_v2(db);
-    if (attempt == 0 && (error.find("not a database") != std::string::npos ||
-                         error.find("malformed") != std::string::npos)) {
+    if (attempt == 0 &&
+        (error.find("not a database") != std::string::npos || error.find("malformed") != std::string::npos)) {
       note = file.string() + ": not a usable cache (" + error + "); replaced by an empty one";
       removeDatabase(file);
       continue;

@@ -40,8 +40,9 @@ json findingJson(const sdk::Finding& f, std::string_view path) {
   json edits = json::array();
   for (const sdk::Edit& e : f.edits) edits.push_back(json::array({e.start_byte, e.end_byte, e.replacement}));
   return json::array({f.rule_id, f.domain, fileOf(f.file, path), rangeJson(f.range), f.api, f.resolved_api,
-                      f.message, f.npu_alternative, static_cast<int>(f.severity), static_cast<int>(f.confidence),
-                      static_cast<int>(f.difficulty), f.effort_days, edits, f.details, f.phases});
+                      f.message, f.npu_alternative, static_cast<int>(f.severity),
+                      static_cast<int>(f.confidence), static_cast<int>(f.difficulty), f.effort_days, edits,
+                      f.details, f.phases});
 }
 
 sdk::Finding readFinding(const json& j, std::string_view path) {
@@ -59,7 +60,8 @@ sdk::Finding readFinding(const json& j, std::string_view path) {
   f.difficulty = enumAt<sdk::Level>(j.at(10), 2);
   f.effort_days = j.at(11).get<double>();
   for (const json& e : j.at(12))
-    f.edits.push_back({e.at(0).get<std::uint32_t>(), e.at(1).get<std::uint32_t>(), e.at(2).get<std::string>()});
+    f.edits.push_back(
+        {e.at(0).get<std::uint32_t>(), e.at(1).get<std::uint32_t>(), e.at(2).get<std::string>()});
   f.details = j.at(13).get<std::map<std::string, std::string>>();
   f.phases = j.at(14).get<std::vector<std::string>>();
   return f;
@@ -87,8 +89,8 @@ json summaryJson(const ModuleSummary& s) {
   for (const auto& d : s.top_level) top.push_back(definitionJson(d));
   json classes = json::array();
   for (const auto& c : s.classes) classes.push_back(classJson(c));
-  return json::array({!s.path.empty(), s.dotted_name, s.lines, s.docstring, s.import_targets, s.main_block, top,
-                      classes, s.console_scripts});
+  return json::array({!s.path.empty(), s.dotted_name, s.lines, s.docstring, s.import_targets, s.main_block,
+                      top, classes, s.console_scripts});
 }
 
 ModuleSummary readSummary(const json& j, std::string_view path) {
@@ -101,8 +103,8 @@ ModuleSummary readSummary(const json& j, std::string_view path) {
   s.import_targets = j.at(4).get<std::vector<std::string>>();
   s.main_block = j.at(5).get<bool>();
   for (const json& d : j.at(6))
-    s.top_level.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(), d.at(2).get<std::uint32_t>(),
-                           d.at(3).get<std::uint32_t>()});
+    s.top_level.push_back({d.at(0).get<std::string>(), d.at(1).get<std::string>(),
+                           d.at(2).get<std::uint32_t>(), d.at(3).get<std::uint32_t>()});
   for (const json& c : j.at(7))
     s.classes.push_back({c.at(0).get<std::string>(), c.at(1).get<std::string>(),
                          c.at(2).get<std::vector<std::string>>(), c.at(3).get<std::string>(),
@@ -139,7 +141,8 @@ std::string encode(const FileAnalysis& analysis, std::string_view path) {
   for (const auto& f : analysis.findings) findings.push_back(findingJson(f, path));
   json diagnostics = json::array();
   for (const auto& d : analysis.diagnostics) diagnostics.push_back(diagnosticJson(d, path));
-  return toCbor(json::array({kEntryFormat, findings, diagnostics, summaryJson(analysis.summary), analysis.lines}));
+  return toCbor(
+      json::array({kEntryFormat, findings, diagnostics, summaryJson(analysis.summary), analysis.lines}));
 }
 
 std::optional<FileAnalysis> decode(std::string_view bytes, std::string_view path, std::string& why) {
@@ -177,7 +180,8 @@ std::optional<RepositoryAnalysis> decodeRepository(std::string_view bytes, std::
     for (const json& r : entry->at(1)) {
       const auto& bin = r.at(1).get_binary();
       std::array<unsigned char, 16> hash{};
-      if (bin.size() != hash.size()) throw std::out_of_range("content hash of " + std::to_string(bin.size()) + " bytes");
+      if (bin.size() != hash.size())
+        throw std::out_of_range("content hash of " + std::to_string(bin.size()) + " bytes");
       std::copy(bin.begin(), bin.end(), hash.begin());
       a.reads.emplace_back(r.at(0).get<std::string>(), hash);
     }

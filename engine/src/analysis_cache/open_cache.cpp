@@ -15,8 +15,9 @@ std::unique_ptr<CacheStore> openCache(const CacheSpec& spec, std::vector<sdk::Di
   auto store = CacheStore::open(dir, spec.max_size_mb << 20, note);
   if (!note.empty()) diagnostics.push_back({sdk::Severity::Warning, "cache-replaced", "", 0, note});
   if (!store) {
-    diagnostics.push_back({sdk::Severity::Warning, "cache-unavailable", "", 0,
-                           store.error().message + "; analysing without the cache (set cache.dir, or --no-cache)"});
+    diagnostics.push_back(
+        {sdk::Severity::Warning, "cache-unavailable", "", 0,
+         store.error().message + "; analysing without the cache (set cache.dir, or --no-cache)"});
     return nullptr;
   }
   return std::move(store.value());

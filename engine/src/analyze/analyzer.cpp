@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "analysis_cache/cache_key.hpp"
-#include "analysis_cache/recording_workspace.hpp"
 #include "analysis_cache/entries.hpp"
+#include "analysis_cache/recording_workspace.hpp"
 #include "analyze/module_summary.hpp"
 #include "parse/python_parser.hpp"
 #include "plugin_host/crash_report.hpp"
@@ -135,7 +135,8 @@ namespace {
 
 /// One file's analysis: from the cache when it has the file's entry, else by analysing it (and
 /// queueing the result for the cache).
-cache::FileAnalysis analyzeFile(const std::string& path, std::string source, const std::vector<ActivePlugin>& plugins,
+cache::FileAnalysis analyzeFile(const std::string& path, std::string source,
+                                const std::vector<ActivePlugin>& plugins,
                                 const std::unordered_set<std::string>& roots, CacheUse* cache,
                                 std::vector<sdk::Diagnostic>& diagnostics, bool& from_cache) {
   cache::FileAnalysis a;
@@ -188,7 +189,8 @@ std::optional<cache::RepositoryAnalysis> cachedPass(const Workspace& workspace, 
 
 /// One plugin's repository pass: from the cache while the files it read are unchanged, else run
 /// (through a view that records what it reads, for the cache).
-void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse* cache, RepositoryResult& out) {
+void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse* cache,
+                    RepositoryResult& out) {
   const std::string& name = p.loaded->info.name;
   cache::Key key{};
   std::vector<sdk::Diagnostic> cache_notes;  // about the cache, not the pass: never cached
@@ -203,9 +205,12 @@ void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse*
   CollectingSink sink(out.findings, out.diagnostics, p.loaded->info.domain);
   cache::RecordingWorkspace recording(workspace);
   guarded(*p.loaded, "", "analyzeRepository", out.diagnostics, [&] {
-    p.loaded->plugin->analyzeRepository(cache ? static_cast<const sdk::WorkspaceView&>(recording) : workspace, sink);
+    p.loaded->plugin->analyzeRepository(cache ? static_cast<const sdk::WorkspaceView&>(recording) : workspace,
+                                        sink);
   });
-  if (cache) cache->store.put(key, cache::encode(cache::RepositoryAnalysis{recording.reads(), out.findings, out.diagnostics}));
+  if (cache)
+    cache->store.put(
+        key, cache::encode(cache::RepositoryAnalysis{recording.reads(), out.findings, out.diagnostics}));
   std::move(cache_notes.begin(), cache_notes.end(), std::back_inserter(out.diagnostics));
 }
 

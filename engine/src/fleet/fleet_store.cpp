@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "sqlite/sqlite_statement.hpp"
 #include "fleet/store_schema.hpp"
+#include "sqlite/sqlite_statement.hpp"
 
 namespace migrate::fleet {
 namespace {

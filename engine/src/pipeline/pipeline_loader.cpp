@@ -17,7 +17,7 @@ using yaml::Reader;
 
 const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
                                         "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins",
-                                        "plan",    "emit",    "verify", "targets",    "report", "cache"};
+                                        "plan",    "emit",    "verify", "targets",    "report",   "cache"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -183,7 +183,8 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
     if (cache["dir"]) spec.cache.dir = r.string(cache["dir"], "cache.dir");
     if (cache["max_size_mb"]) {
       const long long n = r.integer(cache["max_size_mb"], "cache.max_size_mb");
-      if (n < 1 || n > (1LL << 30)) r.fail(cache["max_size_mb"], "cache.max_size_mb must be between 1 and 2^30");
+      if (n < 1 || n > (1LL << 30))
+        r.fail(cache["max_size_mb"], "cache.max_size_mb must be between 1 and 2^30");
       spec.cache.max_size_mb = static_cast<std::uint64_t>(n);
     }
   }

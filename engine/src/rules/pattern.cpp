@@ -8,7 +8,7 @@
 namespace migrate::rules {
 
 struct Pattern::Compiled {
-  std::unique_ptr<RE2> fast;            ///< the expression, or a superset of it (see confirm)
+  std::unique_ptr<RE2> fast;          ///< the expression, or a superset of it (see confirm)
   std::optional<std::regex> confirm;  ///< when set: the ECMAScript expression decides
 };
 
@@ -84,7 +84,8 @@ Result<Pattern> Pattern::compile(const std::string& text) {
 }
 
 bool Pattern::search(std::string_view s) const {
-  if (compiled_->fast && !RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *compiled_->fast)) return false;
+  if (compiled_->fast && !RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *compiled_->fast))
+    return false;
   if (!compiled_->confirm) return true;
   return std::regex_search(s.begin(), s.end(), *compiled_->confirm);
 }

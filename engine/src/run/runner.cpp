@@ -307,13 +307,13 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
           makeProgress(options.terminal && !options.quiet, [&](const std::string& m) { log->info("{}", m); });
       const std::size_t known = model.diagnostics.size();
       std::unique_ptr<cache::CacheStore> store = cache::openCache(spec.cache, model.diagnostics);
-      for (std::size_t i = known; i < model.diagnostics.size(); ++i) log->warn("{}", model.diagnostics[i].message);
+      for (std::size_t i = known; i < model.diagnostics.size(); ++i)
+        log->warn("{}", model.diagnostics[i].message);
       std::optional<CacheUse> cache_use;
       if (store) cache_use.emplace(CacheUse{*store, cache::runContext(spec, active, projectRoots(ws))});
       analyzeWorkspace(ws, active, spec.jobs, *progress, model, cache_use ? &*cache_use : nullptr);
       if (store) {
-        if (auto written = store->commit(); !written)
-        {
+        if (auto written = store->commit(); !written) {
           model.diagnostics.push_back({sdk::Severity::Warning, "cache-not-written", "", 0,
                                        written.error().message + "; the next run analyses these files anew"});
           log->warn("{}", model.diagnostics.back().message);

@@ -47,8 +47,7 @@ class Statement {
     return *this;
   }
   Statement& bindBlob(int index, std::string_view bytes) {
-    if (ok())
-      check(sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
+    if (ok()) check(sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_TRANSIENT));
     return *this;
   }
   Statement& bindReal(int index, double value) {
