@@ -25,12 +25,13 @@ bool isKeyword(std::string_view w) {
 
 bool isCpuString(const ArgumentFact& a) {
   static const std::regex kCpu(R"(^torch\.device\(\s*["']cpu["']\s*\)$)");
-  return (a.kind == ValueKind::String && a.text == "cpu") || std::regex_match(a.text, kCpu);
+  return (a.kind == ValueKind::String && a.text == "cpu") ||
+         (a.text.rfind("torch.device(", 0) == 0 && std::regex_match(a.text, kCpu));
 }
 
 }  // namespace
 
-FileView::FileView(const Module& m) : m_(m), tokens_(m.source()), lines_(m.source()) {
+FileView::FileView(const Module& m) : m_(m) {
   const auto& calls = m.calls();
   for (std::size_t c = 0; c < calls.size(); ++c) {
     call_at_[key(calls[c].range)] = static_cast<int>(c);
@@ -111,51 +112,53 @@ std::string_view FileView::textAfter(const SourceRange& r, std::size_t max) cons
 }
 
 bool FileView::inString(std::uint32_t byte) const {
-  const int i = tokens_.firstAtOrAfter(byte + 1) - 1;
-  return i >= 0 && tokens_[static_cast<std::size_t>(i)].kind == Token::Kind::String &&
-         tokens_[static_cast<std::size_t>(i)].start < byte && byte < tokens_[static_cast<std::size_t>(i)].end;
+  const int i = tokens().firstAtOrAfter(byte + 1) - 1;
+  return i >= 0 && tokens()[static_cast<std::size_t>(i)].kind == Token::Kind::String &&
+         tokens()[static_cast<std::size_t>(i)].start < byte &&
+         byte < tokens()[static_cast<std::size_t>(i)].end;
 }
 
 bool FileView::isComparisonToken(int i) const {
-  if (i < 0 || static_cast<std::size_t>(i) >= tokens_.size()) return false;
-  if (tokens_.is(i, "==") || tokens_.is(i, "!=") || tokens_.is(i, "is") || tokens_.is(i, "not")) return true;
-  if (tokens_.is(i, "in")) return !isForIn(i);
+  if (i < 0 || static_cast<std::size_t>(i) >= tokens().size()) return false;
+  if (tokens().is(i, "==") || tokens().is(i, "!=") || tokens().is(i, "is") || tokens().is(i, "not"))
+    return true;
+  if (tokens().is(i, "in")) return !isForIn(i);
   return false;
 }
 
 bool FileView::isForIn(int in) const {
-  const int level = tokens_[static_cast<std::size_t>(in)].enclosing;
+  const int level = tokens()[static_cast<std::size_t>(in)].enclosing;
   for (int k = in - 1; k >= 0; --k) {
-    const Token& t = tokens_[static_cast<std::size_t>(k)];
+    const Token& t = tokens()[static_cast<std::size_t>(k)];
     if (t.kind == Token::Kind::Newline) return false;
     if (t.enclosing != level) {
       if (k == level) return false;  // reached the opening bracket
       continue;
     }
-    if (tokens_.is(k, "for")) return true;
-    if (t.kind == Token::Kind::Name || tokens_.is(k, ",") || t.kind == Token::Kind::Close) continue;
+    if (tokens().is(k, "for")) return true;
+    if (t.kind == Token::Kind::Name || tokens().is(k, ",") || t.kind == Token::Kind::Close) continue;
     return false;
   }
   return false;
 }
 
 std::string FileView::position(const SourceRange& r) const {
-  const int first = tokens_.firstAtOrAfter(r.start_byte);
-  const int last = tokens_.lastEndingAtOrBefore(r.end_byte);
-  if (first < 0 || last < first || static_cast<std::size_t>(last) >= tokens_.size()) return "";
+  const int first = tokens().firstAtOrAfter(r.start_byte);
+  const int last = tokens().lastEndingAtOrBefore(r.end_byte);
+  if (first < 0 || last < first || static_cast<std::size_t>(last) >= tokens().size()) return "";
   const int prev = first - 1;
   const int next = last + 1;
   if (isComparisonToken(prev) || isComparisonToken(next)) return "compare";
-  const int open = tokens_[static_cast<std::size_t>(first)].enclosing;
+  const int open = tokens()[static_cast<std::size_t>(first)].enclosing;
   if (open < 0) return "";
-  const std::string_view bracket = tokens_.text(static_cast<std::size_t>(open));
-  if (bracket == "{" && tokens_.is(next, ":")) return "dict_key";
+  const std::string_view bracket = tokens().text(static_cast<std::size_t>(open));
+  if (bracket == "{" && tokens().is(next, ":")) return "dict_key";
   const bool display = isDisplay(open);
   if (bracket == "[" && !display) return "subscript";
   if (display) {
     // An element of a display: `x.dtype in (torch.float16, torch.bfloat16)`.
     if (isComparisonToken(open - 1)) return "compare";
-    const int close = tokens_[static_cast<std::size_t>(open)].match;
+    const int close = tokens()[static_cast<std::size_t>(open)].match;
     if (close >= 0 && isComparisonToken(close + 1)) return "compare";
   }
   return "";
@@ -164,53 +167,53 @@ std::string FileView::position(const SourceRange& r) const {
 bool FileView::isDisplay(int open) const {
   const int before = open - 1;
   if (before < 0) return true;
-  const Token& b = tokens_[static_cast<std::size_t>(before)];
+  const Token& b = tokens()[static_cast<std::size_t>(before)];
   if (b.kind == Token::Kind::Close || b.kind == Token::Kind::String) return false;
-  return !(b.kind == Token::Kind::Name && !isKeyword(tokens_.text(static_cast<std::size_t>(before))));
+  return !(b.kind == Token::Kind::Name && !isKeyword(tokens().text(static_cast<std::size_t>(before))));
 }
 
 const CallFact* FileView::enclosingCall(const SourceRange& r) const {
-  const int first = tokens_.firstAtOrAfter(r.start_byte);
-  if (first < 0 || static_cast<std::size_t>(first) >= tokens_.size()) return nullptr;
-  int open = tokens_[static_cast<std::size_t>(first)].enclosing;
-  while (open >= 0 && isDisplay(open)) open = tokens_[static_cast<std::size_t>(open)].enclosing;
-  if (open < 0 || !tokens_.is(open, "(")) return nullptr;
-  const int close = tokens_[static_cast<std::size_t>(open)].match;
+  const int first = tokens().firstAtOrAfter(r.start_byte);
+  if (first < 0 || static_cast<std::size_t>(first) >= tokens().size()) return nullptr;
+  int open = tokens()[static_cast<std::size_t>(first)].enclosing;
+  while (open >= 0 && isDisplay(open)) open = tokens()[static_cast<std::size_t>(open)].enclosing;
+  if (open < 0 || !tokens().is(open, "(")) return nullptr;
+  const int close = tokens()[static_cast<std::size_t>(open)].match;
   if (close < 0) return nullptr;
-  auto [lo, hi] = call_by_end_.equal_range(tokens_[static_cast<std::size_t>(close)].end);
+  auto [lo, hi] = call_by_end_.equal_range(tokens()[static_cast<std::size_t>(close)].end);
   for (auto it = lo; it != hi; ++it) {
     const CallFact& c = m_.calls()[static_cast<std::size_t>(it->second)];
-    if (c.range.start_byte < tokens_[static_cast<std::size_t>(open)].start) return &c;
+    if (c.range.start_byte < tokens()[static_cast<std::size_t>(open)].start) return &c;
   }
   return nullptr;
 }
 
 std::string FileView::displayAssignedTo(const SourceRange& r) const {
-  const int first = tokens_.firstAtOrAfter(r.start_byte);
-  if (first < 0 || static_cast<std::size_t>(first) >= tokens_.size()) return "";
-  const int open = tokens_[static_cast<std::size_t>(first)].enclosing;
-  if (open < 2 || !isDisplay(open) || tokens_[static_cast<std::size_t>(open)].enclosing != -1) return "";
+  const int first = tokens().firstAtOrAfter(r.start_byte);
+  if (first < 0 || static_cast<std::size_t>(first) >= tokens().size()) return "";
+  const int open = tokens()[static_cast<std::size_t>(first)].enclosing;
+  if (open < 2 || !isDisplay(open) || tokens()[static_cast<std::size_t>(open)].enclosing != -1) return "";
   if (isDict(open)) return "";  // `x in DICT` tests the keys, not the dtypes stored as values
-  if (!tokens_.is(open - 1, "=") || tokens_[static_cast<std::size_t>(open - 2)].kind != Token::Kind::Name)
+  if (!tokens().is(open - 1, "=") || tokens()[static_cast<std::size_t>(open - 2)].kind != Token::Kind::Name)
     return "";
-  if (open >= 3 && tokens_[static_cast<std::size_t>(open - 3)].kind != Token::Kind::Newline) return "";
-  return std::string(tokens_.text(static_cast<std::size_t>(open - 2)));
+  if (open >= 3 && tokens()[static_cast<std::size_t>(open - 3)].kind != Token::Kind::Newline) return "";
+  return std::string(tokens().text(static_cast<std::size_t>(open - 2)));
 }
 
 bool FileView::isDict(int open) const {
-  if (!tokens_.is(open, "{")) return false;
-  const int close = tokens_[static_cast<std::size_t>(open)].match;
+  if (!tokens().is(open, "{")) return false;
+  const int close = tokens()[static_cast<std::size_t>(open)].match;
   for (int k = open + 1; k < close; ++k)
-    if (tokens_[static_cast<std::size_t>(k)].enclosing == open && tokens_.is(k, ":")) return true;
+    if (tokens()[static_cast<std::size_t>(k)].enclosing == open && tokens().is(k, ":")) return true;
   return false;
 }
 
 std::pair<int, int> FileView::enclosingDisplay(const SourceRange& r) const {
-  const int first = tokens_.firstAtOrAfter(r.start_byte);
-  if (first < 0 || static_cast<std::size_t>(first) >= tokens_.size()) return {-1, -1};
-  const int open = tokens_[static_cast<std::size_t>(first)].enclosing;
+  const int first = tokens().firstAtOrAfter(r.start_byte);
+  if (first < 0 || static_cast<std::size_t>(first) >= tokens().size()) return {-1, -1};
+  const int open = tokens()[static_cast<std::size_t>(first)].enclosing;
   if (open < 0 || !isDisplay(open)) return {-1, -1};
-  return {open, tokens_[static_cast<std::size_t>(open)].match};
+  return {open, tokens()[static_cast<std::size_t>(open)].match};
 }
 
 void FileView::findCpuBlocks() {

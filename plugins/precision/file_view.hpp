@@ -2,6 +2,7 @@
 // FileView: indexes of one module's facts and token-level positions that several precision checks share.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,9 +25,14 @@ class FileView {
   bool inCpuBlock(std::uint32_t byte) const;
 
   const migrate::sdk::Module& module() const { return m_; }
-  const Tokens& tokens() const { return tokens_; }
+  /// The file's tokens, made on first use: most files never need them.
+  const Tokens& tokens() const {
+    if (!tokens_) tokens_.emplace(m_.source());
+    return *tokens_;
+  }
   migrate::sdk::SourceRange range(std::uint32_t begin, std::uint32_t end) const {
-    return lines_.range(begin, end);
+    if (!lines_) lines_.emplace(m_.source());
+    return lines_->range(begin, end);
   }
   std::string_view text(const migrate::sdk::SourceRange& r) const { return m_.text(r); }
   std::string_view text(std::uint32_t b, std::uint32_t e) const { return m_.source().substr(b, e - b); }
@@ -88,8 +94,8 @@ class FileView {
 
  private:
   const migrate::sdk::Module& m_;
-  Tokens tokens_;
-  migrate::sdk::LineIndex lines_;
+  mutable std::optional<Tokens> tokens_;
+  mutable std::optional<migrate::sdk::LineIndex> lines_;
   std::unordered_map<std::uint64_t, int> call_at_;
   std::unordered_multimap<std::uint32_t, int> call_by_end_;
   std::unordered_multimap<std::uint32_t, int> call_by_start_;

@@ -6,10 +6,14 @@ namespace migrate::outputs {
 
 void writeIndented(std::ostream& out, const nlohmann::ordered_json& value, const std::string& indent) {
   const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  for (char c : text) {
-    out << c;
-    if (c == '\n') out << indent;
+  // Whole lines at a time: findings.json has tens of thousands of them.
+  std::size_t from = 0;
+  for (std::size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+    out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+    out << indent;
+    from = nl + 1;
   }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 
 void writeMembers(std::ostream& out, const nlohmann::ordered_json& object, const std::string& indent) {
