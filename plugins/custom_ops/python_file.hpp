@@ -22,6 +22,9 @@ inline constexpr char kExtensionImport[] = "OPS-028";
 
 bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer);
 
+/// `triton.jit` and the jit of Triton's submodules (`triton.runtime.jit`).
+bool isTritonJit(const std::string& resolved);
+
 /// The subscripted callee of `kernel[grid](…)`: base chain and grid text.
 struct Subscripted {
   std::string base;
@@ -60,6 +63,9 @@ class PythonFile {
     Subscripted callee;
   };
   KernelFacts kernelFacts(const DefinitionFact& d) const;
+  /// Where a Triton kernel is reported: its `@triton.jit` decorator, the `triton.jit(fn)` call
+  /// that applies it, else the def's name.
+  sdk::SourceRange kernelSite(const DefinitionFact& d) const;
   std::vector<LaunchInfo> launches() const;
   void tritonKernels();
   void tritonAutotune();

@@ -18,10 +18,6 @@ namespace custom_ops {
 namespace python {
 namespace {
 
-bool isTritonJit(const std::string& d) {
-  return d == "triton.jit" || (startsWith(d, "triton.") && endsWith(d, ".jit"));
-}
-
 /// Top-level modules of the standard library and common pure-Python packages: never compiled
 /// extensions of the project.
 bool knownLibrary(const std::string& module) {
@@ -133,6 +129,10 @@ bool knownLibrary(const std::string& module) {
 }
 
 }  // namespace
+
+bool isTritonJit(const std::string& d) {
+  return d == "triton.jit" || (startsWith(d, "triton.") && endsWith(d, ".jit"));
+}
 
 bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer) {
   return inner.start_byte >= outer.start_byte && inner.end_byte <= outer.end_byte;

@@ -207,6 +207,28 @@ std::vector<PythonFile::LaunchInfo> PythonFile::launches() const {
   return out;
 }
 
+sdk::SourceRange PythonFile::kernelSite(const DefinitionFact& d) const {
+  // `@triton.jit` (or `@triton.jit(...)`) above the def: the nearest such decorator with no other
+  // definition between it and this one.
+  const sdk::ReferenceFact* decorator = nullptr;
+  for (const auto& ref : m_.references())
+    if (ref.role == sdk::ReferenceFact::Role::Decorator && isTritonJit(ref.resolved) &&
+        ref.range.end_byte <= d.range.start_byte && (!decorator || ref.range.start_byte > decorator->range.start_byte))
+      decorator = &ref;
+  if (decorator) {
+    const bool other_between = std::any_of(m_.definitions().begin(), m_.definitions().end(), [&](const auto& o) {
+      return o.range.start_byte > decorator->range.end_byte && o.range.start_byte < d.range.start_byte;
+    });
+    if (!other_between) return decorator->range;
+  }
+  // `kernel = triton.jit(kernel)`: the call applies the decorator.
+  for (const auto& c : m_.calls())
+    if (isTritonJit(c.callee_resolved) && !c.args.empty() && c.args.front().index == 0 &&
+        c.args.front().text == d.name && c.range.start_byte >= d.range.end_byte)
+      return c.range;
+  return nameRange(d);
+}
+
 void PythonFile::tritonKernels() {
   if (triton_kernels_.empty()) return;
   const auto all_launches = launches();
@@ -229,7 +251,7 @@ void PythonFile::tritonKernels() {
     const KernelAdvice a = adviseTritonKernel(d.name, k.features);
     const std::string description = summaryOrName(d);
     const std::string blocks = k.block_params.empty() ? std::string("none") : join(k.block_params, ", ");
-    auto f = rules_.make(kTritonKernel, std::string(m_.path()), nameRange(d), d.name, {},
+    auto f = rules_.make(kTritonKernel, std::string(m_.path()), kernelSite(d), d.name, {},
                          {{"kernel", d.name},
                           {"description", description},
                           {"blocks", blocks},
