@@ -1,6 +1,6 @@
 #pragma once
 /// One Python file under analysis and the helpers its checks share; the members are defined in
-/// python_scan.cpp (the shared parts), extension_imports.cpp, triton_kernels.cpp,
+/// python_scan.cpp (the shared parts), extension_imports.cpp, build_machinery.cpp, triton_kernels.cpp,
 /// autograd_functions.cpp and other_dsls.cpp.
 
 #include <map>
@@ -55,6 +55,13 @@ class PythonFile {
   void extensionBuilds();
   static bool loadsExtensionByName(const CallFact& c);
   void extensionImports();
+
+  // ---- build machinery and extension calls (build_machinery.cpp)
+  void cudaBuildImports();
+  void nvccFlagLists();
+  void nvccRuns();
+  void cudaSourceLists();
+  void extensionCalls();
 
   // ---- Triton (triton_kernels.cpp)
   struct KernelFacts;

@@ -198,7 +198,12 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
 void PythonFile::run() {
   extensionBuilds();
   extensionImports();
+  cudaBuildImports();
+  nvccFlagLists();
+  nvccRuns();
+  cudaSourceLists();
   if (npu_path_) return;  // already the NPU port of the kernels
+  extensionCalls();
   tritonKernels();
   tritonAutotune();
   tritonLaunches();
