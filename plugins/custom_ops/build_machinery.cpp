@@ -132,6 +132,24 @@ bool isCudaSourcePath(const std::string& v) {
 
 }  // namespace
 
+std::string PythonFile::extensionAround(const sdk::SourceRange& r) const {
+  static const std::set<std::string> kBuilders = {"torch.utils.cpp_extension.CUDAExtension",
+                                                  "torch.utils.cpp_extension.CppExtension",
+                                                  "torch.utils.cpp_extension.load",
+                                                  "torch.utils.cpp_extension.load_inline",
+                                                  "setuptools.Extension",
+                                                  "setuptools.extension.Extension",
+                                                  "distutils.core.Extension"};
+  const CallFact* inner = nullptr;
+  for (const auto& c : m_.calls())
+    if (kBuilders.count(c.callee_resolved) && within(r, c.range) &&
+        (!inner || c.range.start_byte > inner->range.start_byte))
+      inner = &c;
+  if (!inner) return {};
+  const std::string name = argText(*inner, "name", 0);
+  return name.find_first_of("\"'()[]{} ") == std::string::npos ? name : std::string();
+}
+
 void PythonFile::cudaBuildImports() {
   static const std::set<std::string> kNames = {"CUDAExtension", "CUDA_HOME"};
   for (const auto& imp : m_.imports()) {
@@ -147,7 +165,7 @@ void PythonFile::cudaBuildImports() {
       const auto b = static_cast<std::uint32_t>(imp.range.start_byte + (found[0].first - text.begin()));
       range = lines_.range(b, b + static_cast<std::uint32_t>(imp.name.size()));
     }
-    auto f = rules_.make(kBuildImport, std::string(m_.path()), range, imp.name, imp.target,
+    auto f = rules_.make(kBuildImport, std::string(m_.path()), range, imp.target, {},
                          {{"value", imp.name == "CUDA_HOME" ? "the CUDA toolkit path, None there"
                                                             : "an nvcc-built extension class"}});
     if (f) f->details = {{"name", imp.name}, {"bound_as", imp.bound}};
@@ -172,9 +190,8 @@ void PythonFile::nvccFlagLists() {
     std::vector<std::string> values;
   };
   std::vector<Group> groups;
-  std::sort(flags.begin(), flags.end(), [](const auto* a, const auto* b) {
-    return a->range.start_byte < b->range.start_byte;
-  });
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->range.start_byte < b->range.start_byte; });
   for (const auto* s : flags) {
     if (statements.empty()) break;
     const std::size_t st = statementOf(s->range.start_byte);
@@ -184,7 +201,8 @@ void PythonFile::nvccFlagLists() {
       const auto this_start = lines_.position(statements[st].first).first;
       if (st == g.last || this_start <= last_end + 2) {
         g.last = std::max(g.last, st);
-        if (std::find(g.values.begin(), g.values.end(), s->value) == g.values.end()) g.values.push_back(s->value);
+        if (std::find(g.values.begin(), g.values.end(), s->value) == g.values.end())
+          g.values.push_back(s->value);
         continue;
       }
     }
@@ -207,33 +225,39 @@ void PythonFile::nvccFlagLists() {
       std::uint32_t bracket = open.back();
       if (open.size() >= 2 && lineStart(src, bracket) == bracket) {
         const std::size_t eol = src.find('\n', bracket);
-        const std::string_view rest = src.substr(bracket + 1, eol == std::string_view::npos ? std::string_view::npos : eol - bracket - 1);
+        const std::string_view rest = src.substr(
+            bracket + 1, eol == std::string_view::npos ? std::string_view::npos : eol - bracket - 1);
         if (rest.find_first_not_of(" \t\r") == std::string_view::npos) bracket = open[open.size() - 2];
       }
       start = lineStart(src, bracket);
     }
     const auto range = lines_.range(start, last->range.end_byte);
-    std::vector<std::string> shown(g.values.begin(), g.values.begin() + std::min<std::size_t>(g.values.size(), 4));
+    std::vector<std::string> shown(g.values.begin(),
+                                   g.values.begin() + std::min<std::size_t>(g.values.size(), 4));
     const std::string value = join(shown, " ") + (g.values.size() > 4 ? " …" : "");
     auto f = rules_.make(kNvccFlags, std::string(m_.path()), range, g.values.front(), {}, {{"value", value}});
-    if (f) f->details = {{"flags", clip(join(g.values, " "), 300)}};
+    if (f) {
+      f->details = {{"flags", clip(join(g.values, " "), 300)}};
+      if (std::string ext = extensionAround(first->range); !ext.empty()) f->details["extension"] = ext;
+    }
     report(std::move(f));
   }
 }
 
 void PythonFile::nvccRuns() {
   static const std::set<std::string> kRunners = {
-      "subprocess.check_output", "subprocess.run",         "subprocess.call",
-      "subprocess.check_call",   "subprocess.Popen",       "subprocess.getoutput",
-      "subprocess.getstatusoutput", "os.system",           "os.popen"};
+      "subprocess.check_output",    "subprocess.run",   "subprocess.call",
+      "subprocess.check_call",      "subprocess.Popen", "subprocess.getoutput",
+      "subprocess.getstatusoutput", "os.system",        "os.popen"};
   for (const auto& c : m_.calls()) {
     if (!kRunners.count(c.callee_resolved)) continue;
     for (const auto& a : c.args) {
       if (!(a.index == 0 || a.keyword == "args" || a.keyword == "cmd")) continue;
       if (a.text.find("nvcc") == std::string::npos) continue;
-      auto f = rules_.make(kNvccRun, std::string(m_.path()), a.range, c.callee_written, c.callee_resolved,
+      auto f = rules_.make(kNvccRun, std::string(m_.path()), a.range, c.callee_written, {},
                            {{"value", clip(collapseSpace(m_.text(a.range)), 80)}});
-      if (f) f->details = {{"command", clip(collapseSpace(m_.text(a.range)), 200)}, {"runner", c.callee_resolved}};
+      if (f)
+        f->details = {{"command", clip(collapseSpace(m_.text(a.range)), 200)}, {"runner", c.callee_resolved}};
       report(std::move(f));
       break;
     }
@@ -244,9 +268,8 @@ void PythonFile::cudaSourceLists() {
   std::vector<const sdk::StringFact*> sources;
   for (const auto& s : m_.strings())
     if (codeString(s) && isCudaSourcePath(s.value)) sources.push_back(&s);
-  std::sort(sources.begin(), sources.end(), [](const auto* a, const auto* b) {
-    return a->range.start_byte < b->range.start_byte;
-  });
+  std::sort(sources.begin(), sources.end(),
+            [](const auto* a, const auto* b) { return a->range.start_byte < b->range.start_byte; });
   // Groups of sources on nearby lines (at most two lines apart): one extension's list.
   for (std::size_t i = 0; i < sources.size();) {
     std::size_t j = i + 1;
@@ -257,11 +280,14 @@ void PythonFile::cudaSourceLists() {
     range.end_line = sources[j - 1]->range.end_line;
     range.end_column = sources[j - 1]->range.end_column;
     range.end_byte = sources[j - 1]->range.end_byte;
-    const std::string value = values.size() == 1 ? values.front()
-                                                 : values.front() + " and " + std::to_string(values.size() - 1) +
-                                                       " more";
+    const std::string value = values.size() == 1
+                                  ? values.front()
+                                  : values.front() + " and " + std::to_string(values.size() - 1) + " more";
     auto f = rules_.make(kCudaSources, std::string(m_.path()), range, values.front(), {}, {{"value", value}});
-    if (f) f->details = {{"sources", clip(join(values, ", "), 300)}, {"count", std::to_string(values.size())}};
+    if (f) {
+      f->details = {{"sources", clip(join(values, ", "), 300)}, {"count", std::to_string(values.size())}};
+      if (std::string ext = extensionAround(sources[i]->range); !ext.empty()) f->details["extension"] = ext;
+    }
     report(std::move(f));
     i = j;
   }
@@ -300,9 +326,21 @@ bool isDockerfile(const std::string& path) {
 
 /// The local directory a `pip install …` builds (".", "-e ./pkg", "/src/ext"), or "".
 std::string pipLocalTarget(const std::string& args) {
-  static const std::set<std::string> kWithValue = {
-      "-r", "--requirement", "-c", "--constraint", "-f", "--find-links", "-i", "--index-url",
-      "--extra-index-url", "-t", "--target", "--prefix", "--root", "--config-settings", "-C"};
+  static const std::set<std::string> kWithValue = {"-r",
+                                                   "--requirement",
+                                                   "-c",
+                                                   "--constraint",
+                                                   "-f",
+                                                   "--find-links",
+                                                   "-i",
+                                                   "--index-url",
+                                                   "--extra-index-url",
+                                                   "-t",
+                                                   "--target",
+                                                   "--prefix",
+                                                   "--root",
+                                                   "--config-settings",
+                                                   "-C"};
   std::vector<std::string> tokens;
   std::size_t i = 0;
   while (i < args.size()) {
@@ -328,10 +366,14 @@ std::string pipLocalTarget(const std::string& args) {
 
 /// The CUDA-only library a submodule's name, path or url names, or "".
 std::string cudaLibraryOf(const std::string& text) {
-  static const std::pair<const char*, const char*> kLibraries[] = {
-      {"cutlass", "CUTLASS"},     {"cccl", "CCCL (CUB, Thrust)"}, {"cub", "CUB"},
-      {"thrust", "Thrust"},       {"nccl", "NCCL"},               {"flash-attention", "flash-attention"},
-      {"fastertransformer", "FasterTransformer"}, {"tensorrt", "TensorRT"}};
+  static const std::pair<const char*, const char*> kLibraries[] = {{"cutlass", "CUTLASS"},
+                                                                   {"cccl", "CCCL (CUB, Thrust)"},
+                                                                   {"cub", "CUB"},
+                                                                   {"thrust", "Thrust"},
+                                                                   {"nccl", "NCCL"},
+                                                                   {"flash-attention", "flash-attention"},
+                                                                   {"fastertransformer", "FasterTransformer"},
+                                                                   {"tensorrt", "TensorRT"}};
   const std::string l = lower(text);
   for (const auto& [key, name] : kLibraries) {
     const std::regex word(std::string("(^|[^a-z0-9])") + key + "($|[^a-z0-9])");
@@ -392,7 +434,8 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   for (const auto& file : workspace.files()) {
     if (isDockerfile(file.path)) dockerfiles.push_back(&file);
     if (!cuda_extension && baseName(file.path) == "setup.py")
-      if (const auto text = workspace.read(file.path)) cuda_extension = text->find("CUDAExtension") != std::string::npos;
+      if (const auto text = workspace.read(file.path))
+        cuda_extension = text->find("CUDAExtension") != std::string::npos;
   }
   if (!cuda_extension) return;
   static const std::regex kSetupPy(R"(\bsetup\.py\s+(install|build_ext|develop|bdist_wheel)\b)");
@@ -423,8 +466,8 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         }
         if (!what.empty()) {
           const auto start = static_cast<std::uint32_t>(pos + (first == std::string::npos ? 0 : first));
-          auto f = rules.make(kDockerBuild, file->path, lines.range(start, static_cast<std::uint32_t>(nl)), what, {},
-                              {{"value", what}, {"instruction", "RUN"}});
+          auto f = rules.make(kDockerBuild, file->path, lines.range(start, static_cast<std::uint32_t>(nl)),
+                              what, {}, {{"value", what}, {"instruction", "RUN"}});
           if (f) {
             f->details = {{"command", what}};
             sink.report(std::move(*f));

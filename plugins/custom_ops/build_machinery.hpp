@@ -1,6 +1,6 @@
 #pragma once
-/// CUDA library submodules in .gitmodules (OPS-037) and Dockerfile extension builds (OPS-039); the Python side of the build machinery is in
-/// PythonFile (build_machinery.cpp).
+/// CUDA library submodules in .gitmodules (OPS-037) and Dockerfile extension builds (OPS-039); the Python
+/// side of the build machinery is in PythonFile (build_machinery.cpp).
 
 #include "common.hpp"
 

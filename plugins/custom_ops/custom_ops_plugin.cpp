@@ -17,11 +17,11 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "rules/cuda_kernels.yaml",    // OPS-001..004
-    "rules/cuda_libraries.yaml",  // OPS-005..012
-    "rules/build_bindings.yaml",  // OPS-013..020
-    "rules/triton.yaml",          // OPS-021..026
-    "rules/python_glue.yaml",     // OPS-027..030
+    "rules/cuda_kernels.yaml",     // OPS-001..004
+    "rules/cuda_libraries.yaml",   // OPS-005..012
+    "rules/build_bindings.yaml",   // OPS-013..020
+    "rules/triton.yaml",           // OPS-021..026
+    "rules/python_glue.yaml",      // OPS-027..030
     "rules/build_machinery.yaml",  // OPS-031..039
 };
 

@@ -57,6 +57,8 @@ class PythonFile {
   void extensionImports();
 
   // ---- build machinery and extension calls (build_machinery.cpp)
+  /// The name of the extension build call (CUDAExtension, load, …) around `r`, or "".
+  std::string extensionAround(const sdk::SourceRange& r) const;
   void cudaBuildImports();
   void nvccFlagLists();
   void nvccRuns();

@@ -213,12 +213,14 @@ sdk::SourceRange PythonFile::kernelSite(const DefinitionFact& d) const {
   const sdk::ReferenceFact* decorator = nullptr;
   for (const auto& ref : m_.references())
     if (ref.role == sdk::ReferenceFact::Role::Decorator && isTritonJit(ref.resolved) &&
-        ref.range.end_byte <= d.range.start_byte && (!decorator || ref.range.start_byte > decorator->range.start_byte))
+        ref.range.end_byte <= d.range.start_byte &&
+        (!decorator || ref.range.start_byte > decorator->range.start_byte))
       decorator = &ref;
   if (decorator) {
-    const bool other_between = std::any_of(m_.definitions().begin(), m_.definitions().end(), [&](const auto& o) {
-      return o.range.start_byte > decorator->range.end_byte && o.range.start_byte < d.range.start_byte;
-    });
+    const bool other_between =
+        std::any_of(m_.definitions().begin(), m_.definitions().end(), [&](const auto& o) {
+          return o.range.start_byte > decorator->range.end_byte && o.range.start_byte < d.range.start_byte;
+        });
     if (!other_between) return decorator->range;
   }
   // `kernel = triton.jit(kernel)`: the call applies the decorator.
