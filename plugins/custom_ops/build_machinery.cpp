@@ -119,6 +119,7 @@ bool codeString(const sdk::StringFact& s) {
 }
 
 bool isNvccFlag(const std::string& v) {
+  if (v.empty() || (v[0] != '-' && !startsWith(v, "arch="))) return false;  // most strings: no regex
   static const std::regex kFlag(
       R"(^(-gencode|--generate-code|-arch=(sm|compute)_|--gpu-architecture|arch=compute_|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-U__CUDA_NO_|-D__CUDA_NO_|--use_fast_math|-use_fast_math|-Xptxas|--ptxas-options|-lineinfo$|-maxrregcount|-Xcompiler|-rdc=|--relocatable-device-code|-ccbin|--compiler-bindir))");
   return std::regex_search(v, kFlag);
