@@ -3,6 +3,7 @@
 /// python_scan.cpp (the shared parts), extension_imports.cpp, build_machinery.cpp, triton_kernels.cpp,
 /// autograd_functions.cpp and other_dsls.cpp.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -75,6 +76,10 @@ class PythonFile {
   /// Where a Triton kernel is reported: its `@triton.jit` decorator, the `triton.jit(fn)` call
   /// that applies it, else the def's name.
   sdk::SourceRange kernelSite(const DefinitionFact& d) const;
+  /// The decorator of `d` whose resolved name satisfies `is` (a finding matched through a
+  /// decorator is reported on the decorator's line), else the def's name.
+  sdk::SourceRange decoratorSite(const DefinitionFact& d,
+                                 const std::function<bool(const std::string&)>& is) const;
   std::vector<LaunchInfo> launches() const;
   void tritonKernels();
   void tritonAutotune();
