@@ -3,6 +3,7 @@
 // CUDA/C++ sources (tree-sitter cuda grammar), CMake, Triton kernel facts and autograd Functions over
 // custom kernels. See README.md for one entry per rule id.
 
+#include "build_machinery.hpp"
 #include "common.hpp"
 #include "custom_ops_embedded_rules.hpp"
 #include "emit_custom_ops.hpp"
@@ -16,11 +17,12 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "rules/cuda_kernels.yaml",    // OPS-001..004
-    "rules/cuda_libraries.yaml",  // OPS-005..012
-    "rules/build_bindings.yaml",  // OPS-013..020
-    "rules/triton.yaml",          // OPS-021..026
-    "rules/python_glue.yaml",     // OPS-027..030
+    "rules/cuda_kernels.yaml",     // OPS-001..004
+    "rules/cuda_libraries.yaml",   // OPS-005..012
+    "rules/build_bindings.yaml",   // OPS-013..020
+    "rules/triton.yaml",           // OPS-021..026
+    "rules/python_glue.yaml",      // OPS-027..030
+    "rules/build_machinery.yaml",  // OPS-031..039
 };
 
 class CustomOpsPlugin final : public Plugin {
@@ -57,6 +59,8 @@ class CustomOpsPlugin final : public Plugin {
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
     custom_ops::analyzeNativeSources(workspace, rules_, options_, sink);
     custom_ops::analyzeCMake(workspace, rules_, options_, sink);
+    custom_ops::analyzeGitmodules(workspace, rules_, sink);
+    custom_ops::analyzeDockerBuilds(workspace, rules_, sink);
   }
 
   void emit(EmitContext& context) const override { custom_ops::emitCustomOps(context); }

@@ -48,7 +48,9 @@ void PythonFile::gpuDslKernels() {
     const std::string description = summaryOrName(d);
     // `kernel`/`__call__` methods of kernel classes: the class names the kernel.
     const std::string shown = d.qualified_name.empty() ? d.name : d.qualified_name;
-    auto f = rules_.make(kGpuDsl, std::string(m_.path()), nameRange(d), d.name, {},
+    const std::string decorator_name = dsl->name;
+    const auto site = decoratorSite(d, [&](const std::string& r) { return r == decorator_name; });
+    auto f = rules_.make(kGpuDsl, std::string(m_.path()), site, d.name, {},
                          {{"value", "kernel " + shown}, {"dsl", dsl->label}, {"path", path}, {"npu", path}});
     if (!f) continue;
     f->effort_days = std::max(1.0, a.effort_days);

@@ -1,8 +1,9 @@
 #pragma once
 /// One Python file under analysis and the helpers its checks share; the members are defined in
-/// python_scan.cpp (the shared parts), extension_imports.cpp, triton_kernels.cpp,
+/// python_scan.cpp (the shared parts), extension_imports.cpp, build_machinery.cpp, triton_kernels.cpp,
 /// autograd_functions.cpp and other_dsls.cpp.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,6 +22,9 @@ using sdk::DefinitionFact;
 inline constexpr char kExtensionImport[] = "OPS-028";
 
 bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer);
+
+/// `triton.jit` and the jit of Triton's submodules (`triton.runtime.jit`).
+bool isTritonJit(const std::string& resolved);
 
 /// The subscripted callee of `kernel[grid](…)`: base chain and grid text.
 struct Subscripted {
@@ -53,6 +57,15 @@ class PythonFile {
   static bool loadsExtensionByName(const CallFact& c);
   void extensionImports();
 
+  // ---- build machinery and extension calls (build_machinery.cpp)
+  /// The name of the extension build call (CUDAExtension, load, …) around `r`, or "".
+  std::string extensionAround(const sdk::SourceRange& r) const;
+  void cudaBuildImports();
+  void nvccFlagLists();
+  void nvccRuns();
+  void cudaSourceLists();
+  void extensionCalls();
+
   // ---- Triton (triton_kernels.cpp)
   struct KernelFacts;
   struct LaunchInfo {
@@ -60,6 +73,13 @@ class PythonFile {
     Subscripted callee;
   };
   KernelFacts kernelFacts(const DefinitionFact& d) const;
+  /// Where a Triton kernel is reported: its `@triton.jit` decorator, the `triton.jit(fn)` call
+  /// that applies it, else the def's name.
+  sdk::SourceRange kernelSite(const DefinitionFact& d) const;
+  /// The decorator of `d` whose resolved name satisfies `is` (a finding matched through a
+  /// decorator is reported on the decorator's line), else the def's name.
+  sdk::SourceRange decoratorSite(const DefinitionFact& d,
+                                 const std::function<bool(const std::string&)>& is) const;
   std::vector<LaunchInfo> launches() const;
   void tritonKernels();
   void tritonAutotune();

@@ -18,10 +18,6 @@ namespace custom_ops {
 namespace python {
 namespace {
 
-bool isTritonJit(const std::string& d) {
-  return d == "triton.jit" || (startsWith(d, "triton.") && endsWith(d, ".jit"));
-}
-
 /// Top-level modules of the standard library and common pure-Python packages: never compiled
 /// extensions of the project.
 bool knownLibrary(const std::string& module) {
@@ -134,6 +130,10 @@ bool knownLibrary(const std::string& module) {
 
 }  // namespace
 
+bool isTritonJit(const std::string& d) {
+  return d == "triton.jit" || (startsWith(d, "triton.") && endsWith(d, ".jit"));
+}
+
 bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer) {
   return inner.start_byte >= outer.start_byte && inner.end_byte <= outer.end_byte;
 }
@@ -198,7 +198,12 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
 void PythonFile::run() {
   extensionBuilds();
   extensionImports();
+  cudaBuildImports();
+  nvccFlagLists();
+  nvccRuns();
+  cudaSourceLists();
   if (npu_path_) return;  // already the NPU port of the kernels
+  extensionCalls();
   tritonKernels();
   tritonAutotune();
   tritonLaunches();

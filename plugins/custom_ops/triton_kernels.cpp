@@ -2,6 +2,7 @@
 // (OPS-021 … OPS-026).
 
 #include <algorithm>
+#include <functional>
 #include <regex>
 #include <set>
 #include <string>
@@ -207,6 +208,34 @@ std::vector<PythonFile::LaunchInfo> PythonFile::launches() const {
   return out;
 }
 
+sdk::SourceRange PythonFile::decoratorSite(const DefinitionFact& d,
+                                           const std::function<bool(const std::string&)>& is) const {
+  // The nearest such decorator above the def (`@x` or `@x(...)`) with no other definition between.
+  const sdk::ReferenceFact* decorator = nullptr;
+  for (const auto& ref : m_.references())
+    if (ref.role == sdk::ReferenceFact::Role::Decorator && is(ref.resolved) &&
+        ref.range.end_byte <= d.range.start_byte &&
+        (!decorator || ref.range.start_byte > decorator->range.start_byte))
+      decorator = &ref;
+  if (!decorator) return nameRange(d);
+  const bool other_between =
+      std::any_of(m_.definitions().begin(), m_.definitions().end(), [&](const auto& o) {
+        return o.range.start_byte > decorator->range.end_byte && o.range.start_byte < d.range.start_byte;
+      });
+  return other_between ? nameRange(d) : decorator->range;
+}
+
+sdk::SourceRange PythonFile::kernelSite(const DefinitionFact& d) const {
+  if (std::any_of(d.decorators.begin(), d.decorators.end(), isTritonJit))
+    return decoratorSite(d, [](const std::string& r) { return isTritonJit(r); });
+  // `kernel = triton.jit(kernel)`: the call applies the decorator.
+  for (const auto& c : m_.calls())
+    if (isTritonJit(c.callee_resolved) && !c.args.empty() && c.args.front().index == 0 &&
+        c.args.front().text == d.name && c.range.start_byte >= d.range.end_byte)
+      return c.range;
+  return nameRange(d);
+}
+
 void PythonFile::tritonKernels() {
   if (triton_kernels_.empty()) return;
   const auto all_launches = launches();
@@ -229,7 +258,7 @@ void PythonFile::tritonKernels() {
     const KernelAdvice a = adviseTritonKernel(d.name, k.features);
     const std::string description = summaryOrName(d);
     const std::string blocks = k.block_params.empty() ? std::string("none") : join(k.block_params, ", ");
-    auto f = rules_.make(kTritonKernel, std::string(m_.path()), nameRange(d), d.name, {},
+    auto f = rules_.make(kTritonKernel, std::string(m_.path()), kernelSite(d), d.name, {},
                          {{"kernel", d.name},
                           {"description", description},
                           {"blocks", blocks},

@@ -320,6 +320,8 @@ class DepsPlugin final : public Plugin {
         {"cuda", cuda},
         {"torch_npu", details["torch_npu"]},
     };
+    // A dependency that needs no change is a row of the dependency matrix, not a finding.
+    if (rule == kCompatible || rule == kNotInvolved || rule == kUnknown) details[kRowDetail] = "dependency";
     reportFinding(rule, d.file, d.range, d.req.name, std::move(vars), std::move(details), sink);
   }
 

@@ -116,8 +116,11 @@ TEST(Cli, FindingsJsonMatchesThePublishedSchema) {
       "bad=json.loads(json.dumps(doc)); bad['findings'][0]['line']=0\n"
       "errors=list(jsonschema.Draft202012Validator(schema).iter_errors(bad))\n"
       "assert errors, 'schema accepted line 0'\n"
-      "assert {f['rule_id'] for f in doc['findings']} == {r['id'] for r in doc['rules']}, 'rules != fired "
-      "rules'\n"
+      "fired={f['rule_id'] for f in doc['findings'] + doc['dependencies']}\n"
+      "assert fired == {r['id'] for r in doc['rules']}, 'rules != fired rules'\n"
+      "assert doc['dependencies'] and all(d['details']['row'] == 'dependency' for d in doc['dependencies'])\n"
+      "assert not any(f['details'].get('row') == 'dependency' for f in doc['findings']), 'a row among "
+      "findings'\n"
       "bad=json.loads(json.dumps(doc)); bad['rules'][0]['severity']='severe'\n"
       "assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad)), 'schema accepted a bad rule'\n"
       "print('valid')\n";

@@ -39,9 +39,11 @@ class TestEmitContext final : public sdk::EmitContext {
       : kit_dir_(std::move(kit_dir)), project_(std::move(project)) {}
 
   std::vector<sdk::Finding>& mutableFindings() { return findings_; }
+  std::vector<sdk::Finding>& mutableDependencies() { return dependencies_; }
   InMemoryWorkspace& mutableWorkspace() { return workspace_; }
 
   const std::vector<sdk::Finding>& findings() const override { return findings_; }
+  const std::vector<sdk::Finding>& dependencies() const override { return dependencies_; }
   const sdk::WorkspaceView& workspace() const override { return workspace_; }
   const std::string& projectName() const override { return project_; }
   std::string render(std::string_view name, const sdk::TemplateData& data) const override;
@@ -61,6 +63,7 @@ class TestEmitContext final : public sdk::EmitContext {
   std::filesystem::path kit_dir_;
   std::string project_;
   std::vector<sdk::Finding> findings_;
+  std::vector<sdk::Finding> dependencies_;
   InMemoryWorkspace workspace_;
 };
 

@@ -37,6 +37,7 @@ class EngineEmitContext final : public sdk::EmitContext {
         diagnostics_(diagnostics) {}
 
   const std::vector<sdk::Finding>& findings() const override { return model_.findings; }
+  const std::vector<sdk::Finding>& dependencies() const override { return model_.dependencies; }
   const sdk::WorkspaceView& workspace() const override { return workspace_; }
   const std::string& projectName() const override { return project_; }
   std::string render(std::string_view name, const sdk::TemplateData& data) const override;

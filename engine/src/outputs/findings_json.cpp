@@ -56,6 +56,7 @@ void writeArray(std::ostream& out, const char* key, const std::vector<T>& items,
 std::vector<const RuleRecord*> firedRules(const MigrationModel& m) {
   std::set<std::string> ids;
   for (const auto& f : m.findings) ids.insert(f.rule_id);
+  for (const auto& f : m.dependencies) ids.insert(f.rule_id);
   std::vector<const RuleRecord*> fired;
   for (const RuleRecord& r : m.rules)
     if (ids.count(r.info.id)) fired.push_back(&r);
@@ -90,6 +91,8 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
   outputs::writeMembers(out, j, "  ");
   out << "\n";
   writeArray(out, "findings", m.findings, findingJson);
+  out << ",\n";
+  writeArray(out, "dependencies", m.dependencies, findingJson);
   out << ",\n";
   writeArray(out, "diagnostics", m.diagnostics, [](const sdk::Diagnostic& d) {
     return ordered_json{{"severity", sdk::toString(d.severity)},

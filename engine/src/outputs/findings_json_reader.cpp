@@ -104,6 +104,8 @@ void readModel(const Field& doc, MigrationModel& m) {
   m.inventory.bytes = inv["bytes"].unsignedInt();
   m.inventory.skipped = inv["skipped"].size();
   m.findings = doc["findings"].list(readFinding);
+  // `dependencies` came without a schema bump: files written before it have none.
+  if (doc.has("dependencies")) m.dependencies = doc["dependencies"].list(readFinding);
   m.diagnostics = doc["diagnostics"].list(readDiagnostic);
   // `rules` came without a schema bump: files written before it have none.
   if (doc.has("rules")) m.rules = doc["rules"].list(readRule);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -43,7 +44,8 @@ std::string lastComponent(const std::string& dotted) {
 }
 
 std::vector<LibraryUse> librariesOf(const std::vector<sdk::ModuleNode>& graph,
-                                    const std::vector<sdk::Finding>& findings) {
+                                    const std::vector<sdk::Finding>& findings,
+                                    const std::vector<sdk::Finding>& dependencies) {
   std::map<std::string, LibraryUse> libs;
   for (const auto& node : graph)
     for (const auto& name : node.libraries) {
@@ -51,8 +53,17 @@ std::vector<LibraryUse> librariesOf(const std::vector<sdk::ModuleNode>& graph,
       lib.name = name;
       ++lib.modules;
     }
-  for (const auto& f : findings) {
-    if (f.domain != "deps") continue;
+  // The deps findings and the dependency rows, in the findings' order (file, line, column, rule).
+  std::vector<const sdk::Finding*> declared;
+  for (const auto* list : {&findings, &dependencies})
+    for (const auto& f : *list)
+      if (f.domain == "deps") declared.push_back(&f);
+  std::stable_sort(declared.begin(), declared.end(), [](const sdk::Finding* a, const sdk::Finding* b) {
+    return std::tie(a->file, a->range.line, a->range.column, a->rule_id) <
+           std::tie(b->file, b->range.line, b->range.column, b->rule_id);
+  });
+  for (const sdk::Finding* fp : declared) {
+    const sdk::Finding& f = *fp;
     auto pkg = f.details.find("package");
     if (pkg == f.details.end()) continue;
     const auto name = f.details.count("name") ? f.details.at("name") : pkg->second;
@@ -245,7 +256,8 @@ std::string layerCategory(const std::string& callee) {
 CodeStructure describeCode(const std::vector<ModuleSummary>& modules,
                            const std::vector<sdk::ModuleNode>& graph,
                            std::vector<sdk::EntryPoint> entry_points,
-                           const std::vector<sdk::Finding>& findings, const sdk::WorkspaceView& workspace) {
+                           const std::vector<sdk::Finding>& findings, const sdk::WorkspaceView& workspace,
+                           const std::vector<sdk::Finding>& dependencies) {
   CodeStructure s;
   std::unordered_map<std::string, std::uint64_t> python_lines;
   for (const auto& m : modules) python_lines.emplace(m.path, m.lines);
@@ -265,7 +277,7 @@ CodeStructure describeCode(const std::vector<ModuleSummary>& modules,
     s.lines += langs[name].lines;
     s.languages.push_back(langs[name]);
   }
-  s.libraries = librariesOf(graph, findings);
+  s.libraries = librariesOf(graph, findings, dependencies);
   s.core_modules = coreModulesOf(modules, graph);
   s.entry_points = std::move(entry_points);
   s.models = modelsOf(modules, findings);

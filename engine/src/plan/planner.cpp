@@ -67,7 +67,8 @@ void planRepository(const Workspace& workspace, const PlanSpec& spec,
   plan.graph = buildImportGraph(model.modules);
   std::vector<sdk::EntryPoint> entries = findEntryPoints(model.modules, workspace);
   plan.bottlenecks = buildBottlenecks(model.findings, titles, plan.graph, entries, spec);
-  plan.structure = describeCode(model.modules, plan.graph, std::move(entries), model.findings, workspace);
+  plan.structure = describeCode(model.modules, plan.graph, std::move(entries), model.findings, workspace,
+                                model.dependencies);
   plan.computed = true;
 
   for (const ActivePlugin& p : plugins) {

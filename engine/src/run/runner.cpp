@@ -312,6 +312,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       std::optional<CacheUse> cache_use;
       if (store) cache_use.emplace(CacheUse{*store, cache::runContext(spec, active, projectRoots(ws))});
       analyzeWorkspace(ws, active, spec.jobs, *progress, model, cache_use ? &*cache_use : nullptr);
+      separateDependencyRows(model);
       if (store) {
         if (auto written = store->commit(); !written) {
           model.diagnostics.push_back({sdk::Severity::Warning, "cache-not-written", "", 0,

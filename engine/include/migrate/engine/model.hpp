@@ -121,6 +121,9 @@ struct MigrationModel {
   std::vector<RuleRecord> rules;  ///< every rule of the active plugins, sorted by id
   InventoryStats inventory;
   std::vector<sdk::Finding> findings;  ///< sorted: file, line, column, rule id
+  /// Dependencies that need no change (sdk::isDependencyRow): rows of the dependency matrix, not
+  /// findings; sorted like the findings.
+  std::vector<sdk::Finding> dependencies;
   std::vector<sdk::Diagnostic> diagnostics;
   std::vector<StageRecord> stages;
   std::vector<ModuleSummary> modules;  ///< one per parsed Python file, sorted by path
@@ -131,5 +134,9 @@ struct MigrationModel {
 
 /// Sorts findings (file, line, column, rule id, end), modules (path) and diagnostics (file, line, code).
 void sortModel(MigrationModel& model);
+
+/// Moves the dependency-matrix rows (sdk::isDependencyRow) from `findings` to `dependencies`,
+/// keeping both in order; run once after the analysis.
+void separateDependencyRows(MigrationModel& model);
 
 }  // namespace migrate

@@ -98,6 +98,9 @@ class EmitContext {
                          bool executable = false) = 0;
   virtual void addManualWork(ManualWork work) = 0;
   virtual void diagnose(Diagnostic diagnostic) = 0;
+  /// The dependencies that need no change (isDependencyRow): rows of the dependency matrix, which
+  /// are not in findings(); sorted as in findings.json.
+  virtual const std::vector<Finding>& dependencies() const = 0;
 };
 
 }  // namespace migrate::sdk

@@ -44,6 +44,19 @@ struct Finding {
   bool autofix() const { return !edits.empty(); }
 };
 
+/// The `details` key (value "dependency") that makes a plugin's finding a row of the dependency
+/// matrix instead of a place to change: a dependency whose verdict needs nothing (compatible, not
+/// involved). The engine moves such findings from the findings into MigrationModel::dependencies:
+/// the report's dependency table and findings.json's `dependencies` list show them; findings,
+/// bottlenecks and SARIF results do not.
+inline constexpr const char* kRowDetail = "row";
+
+/// True for a finding that is a dependency-matrix row only (`details.row == "dependency"`).
+inline bool isDependencyRow(const Finding& f) {
+  const auto it = f.details.find(kRowDetail);
+  return it != f.details.end() && it->second == "dependency";
+}
+
 /// A problem the run met that is not a finding: a file that does not parse, a skipped binary file.
 struct Diagnostic {
   Severity severity = Severity::Warning;

@@ -1,0 +1,487 @@
+// The machinery around CUDA extension builds in Python files (OPS-031, OPS-032, OPS-034, OPS-035),
+// calls into compiled extension modules (OPS-038), CUDA library submodules in .gitmodules
+// (OPS-037) and Dockerfile steps that build the extensions (OPS-039). OPS-033 and OPS-036 are
+// data rules.
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "build_machinery.hpp"
+#include "migrate/sdk/text_position.hpp"
+#include "python_file.hpp"
+
+namespace custom_ops {
+namespace python {
+namespace {
+
+constexpr const char* kBuildImport = "OPS-031";
+constexpr const char* kNvccFlags = "OPS-032";
+constexpr const char* kNvccRun = "OPS-034";
+constexpr const char* kCudaSources = "OPS-035";
+constexpr const char* kExtensionCall = "OPS-038";
+
+/// Statements (logical lines) of Python source as byte ranges [first non-blank, end of line):
+/// brackets, strings (triple-quoted too), comments and backslash continuations respected.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> logicalLines(std::string_view s) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  std::size_t start = std::string_view::npos;
+  int depth = 0;
+  auto close = [&](std::size_t end) {
+    if (start != std::string_view::npos)
+      out.emplace_back(static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end));
+    start = std::string_view::npos;
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '\n') {
+      if (depth == 0) close(i);
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f') continue;
+    if (c == '#') {
+      while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '\\' && i + 1 < s.size() && (s[i + 1] == '\n' || s[i + 1] == '\r')) {
+      i += s[i + 1] == '\r' && i + 2 < s.size() && s[i + 2] == '\n' ? 2 : 1;
+      continue;
+    }
+    if (start == std::string_view::npos) start = i;
+    if (c == '"' || c == '\'') {
+      const bool triple = i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c;
+      i += triple ? 3 : 1;
+      for (; i < s.size(); ++i) {
+        if (s[i] == '\\') {
+          ++i;
+          continue;
+        }
+        if (!triple && s[i] == '\n') break;  // unterminated: stop at the line's end
+        if (s[i] == c && (!triple || (i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c))) {
+          if (triple) i += 2;
+          break;
+        }
+      }
+      if (i < s.size() && s[i] == '\n' && depth == 0) close(i);
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+  }
+  close(s.size());
+  return out;
+}
+
+/// Byte offsets of the brackets open at `to`, scanning from `from` (a statement start, depth 0).
+std::vector<std::uint32_t> openBrackets(std::string_view s, std::uint32_t from, std::uint32_t to) {
+  std::vector<std::uint32_t> open;
+  for (std::size_t i = from; i < to && i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '#') {
+      while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      const bool triple = i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c;
+      i += triple ? 3 : 1;
+      for (; i < s.size(); ++i) {
+        if (s[i] == '\\') {
+          ++i;
+          continue;
+        }
+        if (s[i] == c && (!triple || (i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c))) {
+          if (triple) i += 2;
+          break;
+        }
+      }
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') open.push_back(static_cast<std::uint32_t>(i));
+    if ((c == ')' || c == ']' || c == '}') && !open.empty()) open.pop_back();
+  }
+  return open;
+}
+
+/// Byte offset of the first non-blank character of the line holding `at`.
+std::uint32_t lineStart(std::string_view s, std::uint32_t at) {
+  std::size_t b = s.rfind('\n', at == 0 ? 0 : at - 1);
+  b = (b == std::string_view::npos || at == 0) ? 0 : b + 1;
+  while (b < at && (s[b] == ' ' || s[b] == '\t')) ++b;
+  return static_cast<std::uint32_t>(b);
+}
+
+/// Strings a program uses (not docstrings, not log/error messages).
+bool codeString(const sdk::StringFact& s) {
+  return s.context != sdk::StringContext::Docstring && s.context != sdk::StringContext::Message;
+}
+
+bool isNvccFlag(const std::string& v) {
+  if (v.empty() || (v[0] != '-' && !startsWith(v, "arch="))) return false;  // most strings: no regex
+  static const std::regex kFlag(
+      R"(^(-gencode|--generate-code|-arch=(sm|compute)_|--gpu-architecture|arch=compute_|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-U__CUDA_NO_|-D__CUDA_NO_|--use_fast_math|-use_fast_math|-Xptxas|--ptxas-options|-lineinfo$|-maxrregcount|-Xcompiler|-rdc=|--relocatable-device-code|-ccbin|--compiler-bindir))");
+  return std::regex_search(v, kFlag);
+}
+
+bool isCudaSourcePath(const std::string& v) {
+  if (!(endsWith(v, ".cu") || endsWith(v, ".cuh"))) return false;
+  // A bare extension (".cu", "*.cu" is a glob and counts) names a file type, not a source.
+  return v != ".cu" && v != ".cuh" && v != "cu" && v != "cuh";
+}
+
+}  // namespace
+
+std::string PythonFile::extensionAround(const sdk::SourceRange& r) const {
+  static const std::set<std::string> kBuilders = {"torch.utils.cpp_extension.CUDAExtension",
+                                                  "torch.utils.cpp_extension.CppExtension",
+                                                  "torch.utils.cpp_extension.load",
+                                                  "torch.utils.cpp_extension.load_inline",
+                                                  "setuptools.Extension",
+                                                  "setuptools.extension.Extension",
+                                                  "distutils.core.Extension"};
+  const CallFact* inner = nullptr;
+  for (const auto& c : m_.calls())
+    if (kBuilders.count(c.callee_resolved) && within(r, c.range) &&
+        (!inner || c.range.start_byte > inner->range.start_byte))
+      inner = &c;
+  if (!inner) return {};
+  const std::string name = argText(*inner, "name", 0);
+  return name.find_first_of("\"'()[]{} ") == std::string::npos ? name : std::string();
+}
+
+void PythonFile::cudaBuildImports() {
+  static const std::set<std::string> kNames = {"CUDAExtension", "CUDA_HOME"};
+  for (const auto& imp : m_.imports()) {
+    if (imp.module != "torch.utils.cpp_extension" || !kNames.count(imp.name)) continue;
+    // The imported name's own line: `from … import (\n  CUDAExtension,\n  CUDA_HOME,\n)`.
+    const std::string_view text = m_.text(imp.range);
+    const std::size_t after = text.find(" import");
+    const std::regex word("\\b" + imp.name + "\\b");
+    std::match_results<std::string_view::const_iterator> found;
+    sdk::SourceRange range = imp.range;
+    const auto from = text.begin() + static_cast<std::ptrdiff_t>(after == std::string_view::npos ? 0 : after);
+    if (std::regex_search(from, text.end(), found, word)) {
+      const auto b = static_cast<std::uint32_t>(imp.range.start_byte + (found[0].first - text.begin()));
+      range = lines_.range(b, b + static_cast<std::uint32_t>(imp.name.size()));
+    }
+    auto f = rules_.make(kBuildImport, std::string(m_.path()), range, imp.target, {},
+                         {{"value", imp.name == "CUDA_HOME" ? "the CUDA toolkit path, None there"
+                                                            : "an nvcc-built extension class"}});
+    if (f) f->details = {{"name", imp.name}, {"bound_as", imp.bound}};
+    report(std::move(f));
+  }
+}
+
+void PythonFile::nvccFlagLists() {
+  std::vector<const sdk::StringFact*> flags;
+  for (const auto& s : m_.strings())
+    if (codeString(s) && isNvccFlag(s.value)) flags.push_back(&s);
+  if (flags.empty()) return;
+  const auto statements = logicalLines(m_.source());
+  auto statementOf = [&](std::uint32_t byte) -> std::size_t {
+    auto it = std::upper_bound(statements.begin(), statements.end(), byte,
+                               [](std::uint32_t b, const auto& st) { return b < st.first; });
+    return it == statements.begin() ? 0 : static_cast<std::size_t>(it - statements.begin() - 1);
+  };
+  // Statements holding flags, grouped while the next one starts within two lines of the last.
+  struct Group {
+    std::size_t first, last;
+    std::vector<std::string> values;
+  };
+  std::vector<Group> groups;
+  std::sort(flags.begin(), flags.end(),
+            [](const auto* a, const auto* b) { return a->range.start_byte < b->range.start_byte; });
+  for (const auto* s : flags) {
+    if (statements.empty()) break;
+    const std::size_t st = statementOf(s->range.start_byte);
+    if (!groups.empty()) {
+      Group& g = groups.back();
+      const auto last_end = lines_.position(statements[g.last].second).first;
+      const auto this_start = lines_.position(statements[st].first).first;
+      if (st == g.last || this_start <= last_end + 2) {
+        g.last = std::max(g.last, st);
+        if (std::find(g.values.begin(), g.values.end(), s->value) == g.values.end())
+          g.values.push_back(s->value);
+        continue;
+      }
+    }
+    groups.push_back({st, st, {s->value}});
+  }
+  for (const Group& g : groups) {
+    // From the line that opens the list holding the first flag (`nvcc_flags = [`,
+    // `"nvcc": helper(` when the `[` stands alone on its line) to the last flag.
+    const sdk::StringFact* first = nullptr;
+    const sdk::StringFact* last = nullptr;
+    for (const auto* f : flags)
+      if (statementOf(f->range.start_byte) >= g.first && statementOf(f->range.start_byte) <= g.last) {
+        if (!first) first = f;
+        last = f;
+      }
+    const std::string_view src = m_.source();
+    std::uint32_t start = statements[g.first].first;
+    const auto open = openBrackets(src, start, first->range.start_byte);
+    if (!open.empty()) {
+      std::uint32_t bracket = open.back();
+      if (open.size() >= 2 && lineStart(src, bracket) == bracket) {
+        const std::size_t eol = src.find('\n', bracket);
+        const std::string_view rest = src.substr(
+            bracket + 1, eol == std::string_view::npos ? std::string_view::npos : eol - bracket - 1);
+        if (rest.find_first_not_of(" \t\r") == std::string_view::npos) bracket = open[open.size() - 2];
+      }
+      start = lineStart(src, bracket);
+    }
+    const auto range = lines_.range(start, last->range.end_byte);
+    std::vector<std::string> shown(g.values.begin(),
+                                   g.values.begin() + std::min<std::size_t>(g.values.size(), 4));
+    const std::string value = join(shown, " ") + (g.values.size() > 4 ? " …" : "");
+    auto f = rules_.make(kNvccFlags, std::string(m_.path()), range, g.values.front(), {}, {{"value", value}});
+    if (f) {
+      f->details = {{"flags", clip(join(g.values, " "), 300)}};
+      if (std::string ext = extensionAround(first->range); !ext.empty()) f->details["extension"] = ext;
+    }
+    report(std::move(f));
+  }
+}
+
+void PythonFile::nvccRuns() {
+  static const std::set<std::string> kRunners = {
+      "subprocess.check_output",    "subprocess.run",   "subprocess.call",
+      "subprocess.check_call",      "subprocess.Popen", "subprocess.getoutput",
+      "subprocess.getstatusoutput", "os.system",        "os.popen"};
+  for (const auto& c : m_.calls()) {
+    if (!kRunners.count(c.callee_resolved)) continue;
+    for (const auto& a : c.args) {
+      if (!(a.index == 0 || a.keyword == "args" || a.keyword == "cmd")) continue;
+      if (a.text.find("nvcc") == std::string::npos) continue;
+      auto f = rules_.make(kNvccRun, std::string(m_.path()), a.range, c.callee_written, {},
+                           {{"value", clip(collapseSpace(m_.text(a.range)), 80)}});
+      if (f)
+        f->details = {{"command", clip(collapseSpace(m_.text(a.range)), 200)}, {"runner", c.callee_resolved}};
+      report(std::move(f));
+      break;
+    }
+  }
+}
+
+void PythonFile::cudaSourceLists() {
+  std::vector<const sdk::StringFact*> sources;
+  for (const auto& s : m_.strings())
+    if (codeString(s) && isCudaSourcePath(s.value)) sources.push_back(&s);
+  std::sort(sources.begin(), sources.end(),
+            [](const auto* a, const auto* b) { return a->range.start_byte < b->range.start_byte; });
+  // Groups of sources on nearby lines (at most two lines apart): one extension's list.
+  for (std::size_t i = 0; i < sources.size();) {
+    std::size_t j = i + 1;
+    while (j < sources.size() && sources[j]->range.line <= sources[j - 1]->range.end_line + 2) ++j;
+    std::vector<std::string> values;
+    for (std::size_t k = i; k < j; ++k) values.push_back(sources[k]->value);
+    sdk::SourceRange range = sources[i]->range;
+    range.end_line = sources[j - 1]->range.end_line;
+    range.end_column = sources[j - 1]->range.end_column;
+    range.end_byte = sources[j - 1]->range.end_byte;
+    const std::string value = values.size() == 1
+                                  ? values.front()
+                                  : values.front() + " and " + std::to_string(values.size() - 1) + " more";
+    auto f = rules_.make(kCudaSources, std::string(m_.path()), range, values.front(), {}, {{"value", value}});
+    if (f) {
+      f->details = {{"sources", clip(join(values, ", "), 300)}, {"count", std::to_string(values.size())}};
+      if (std::string ext = extensionAround(sources[i]->range); !ext.empty()) f->details["extension"] = ext;
+    }
+    report(std::move(f));
+    i = j;
+  }
+}
+
+void PythonFile::extensionCalls() {
+  if (extension_names_.empty()) return;
+  for (const auto& c : m_.calls()) {
+    const std::string& w = c.callee_written;
+    const std::size_t dot = w.find('.');
+    if (dot == std::string::npos || !extension_names_.count(w.substr(0, dot))) continue;
+    const std::string module = w.substr(0, dot);
+    auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
+                         {{"value", module}});
+    if (f) f->details = {{"module", module}, {"function", w.substr(dot + 1)}};
+    report(std::move(f));
+  }
+}
+
+}  // namespace python
+
+namespace {
+
+constexpr const char* kCudaSubmodule = "OPS-037";
+constexpr const char* kDockerBuild = "OPS-039";
+
+std::string baseName(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return path.substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
+bool isDockerfile(const std::string& path) {
+  const std::string name = baseName(path);
+  return name == "Dockerfile" || startsWith(name, "Dockerfile.") || endsWith(lower(name), ".dockerfile");
+}
+
+/// The local directory a `pip install …` builds (".", "-e ./pkg", "/src/ext"), or "".
+std::string pipLocalTarget(const std::string& args) {
+  static const std::set<std::string> kWithValue = {"-r",
+                                                   "--requirement",
+                                                   "-c",
+                                                   "--constraint",
+                                                   "-f",
+                                                   "--find-links",
+                                                   "-i",
+                                                   "--index-url",
+                                                   "--extra-index-url",
+                                                   "-t",
+                                                   "--target",
+                                                   "--prefix",
+                                                   "--root",
+                                                   "--config-settings",
+                                                   "-C"};
+  std::vector<std::string> tokens;
+  std::size_t i = 0;
+  while (i < args.size()) {
+    while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
+    std::size_t j = i;
+    while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
+    if (j > i) tokens.push_back(args.substr(i, j - i));
+    i = j;
+  }
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    const std::string& t = tokens[k];
+    if (t == "&&" || t == "||" || t == ";" || t == "|") break;  // the next command
+    if (kWithValue.count(t)) {
+      ++k;
+      continue;
+    }
+    if (startsWith(t, "-")) continue;
+    const bool local = t == "." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/");
+    if (local && !endsWith(t, ".txt") && !endsWith(t, ".whl") && !endsWith(t, ".tar.gz")) return t;
+  }
+  return {};
+}
+
+/// The CUDA-only library a submodule's name, path or url names, or "".
+std::string cudaLibraryOf(const std::string& text) {
+  static const std::pair<const char*, const char*> kLibraries[] = {{"cutlass", "CUTLASS"},
+                                                                   {"cccl", "CCCL (CUB, Thrust)"},
+                                                                   {"cub", "CUB"},
+                                                                   {"thrust", "Thrust"},
+                                                                   {"nccl", "NCCL"},
+                                                                   {"flash-attention", "flash-attention"},
+                                                                   {"fastertransformer", "FasterTransformer"},
+                                                                   {"tensorrt", "TensorRT"}};
+  const std::string l = lower(text);
+  for (const auto& [key, name] : kLibraries) {
+    const std::regex word(std::string("(^|[^a-z0-9])") + key + "($|[^a-z0-9])");
+    if (std::regex_search(l, word)) return name;
+  }
+  return {};
+}
+
+}  // namespace
+
+void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+  for (const auto& file : workspace.files()) {
+    const auto slash = file.path.rfind('/');
+    if (file.path.substr(slash == std::string::npos ? 0 : slash + 1) != ".gitmodules") continue;
+    const auto text = workspace.read(file.path);
+    if (!text) continue;
+    const sdk::LineIndex lines(*text);
+    // One [submodule "name"] section at a time: its header's range and its keys' values.
+    struct Section {
+      std::uint32_t start = 0, end = 0;
+      std::string name, path, url;
+    };
+    std::vector<Section> sections;
+    static const std::regex kHeader(R"re(^\s*\[submodule\s+"([^"]*)"\s*\])re");
+    static const std::regex kKey(R"(^\s*(path|url)\s*=\s*(\S+))");
+    std::size_t pos = 0;
+    while (pos <= text->size()) {
+      std::size_t nl = text->find('\n', pos);
+      if (nl == std::string::npos) nl = text->size();
+      const std::string line = text->substr(pos, nl - pos);
+      std::smatch m;
+      if (std::regex_search(line, m, kHeader)) {
+        sections.push_back({static_cast<std::uint32_t>(pos + line.find('[')), static_cast<std::uint32_t>(nl),
+                            m[1].str(), "", ""});
+      } else if (!sections.empty() && std::regex_search(line, m, kKey)) {
+        (m[1] == "path" ? sections.back().path : sections.back().url) = m[2].str();
+      }
+      pos = nl + 1;
+    }
+    for (const Section& s : sections) {
+      std::string library = cudaLibraryOf(s.path);
+      if (library.empty()) library = cudaLibraryOf(s.url);
+      if (library.empty()) library = cudaLibraryOf(s.name);
+      if (library.empty()) continue;
+      const std::string where = s.path.empty() ? s.name : s.path;
+      auto f = rules.make(kCudaSubmodule, file.path, lines.range(s.start, s.end), where, {},
+                          {{"value", where}, {"library", library}});
+      if (!f) continue;
+      f->details = {{"submodule", s.name}, {"path", s.path}, {"url", s.url}, {"library", library}};
+      sink.report(std::move(*f));
+    }
+  }
+}
+
+void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+  std::vector<const sdk::FileEntry*> dockerfiles;
+  bool cuda_extension = false;
+  for (const auto& file : workspace.files()) {
+    if (isDockerfile(file.path)) dockerfiles.push_back(&file);
+    if (!cuda_extension && baseName(file.path) == "setup.py")
+      if (const auto text = workspace.read(file.path))
+        cuda_extension = text->find("CUDAExtension") != std::string::npos;
+  }
+  if (!cuda_extension) return;
+  static const std::regex kSetupPy(R"(\bsetup\.py\s+(install|build_ext|develop|bdist_wheel)\b)");
+  static const std::regex kPip(R"(\bpip[0-9.]*\s+install\s+(.*))");
+  static const std::regex kInstruction(R"(^\s*([A-Za-z]+)\s)");
+  for (const sdk::FileEntry* file : dockerfiles) {
+    const auto text = workspace.read(file->path);
+    if (!text) continue;
+    const sdk::LineIndex lines(*text);
+    std::string instruction;
+    bool continued = false;
+    std::size_t pos = 0;
+    while (pos < text->size()) {
+      std::size_t nl = text->find('\n', pos);
+      if (nl == std::string::npos) nl = text->size();
+      std::string line = text->substr(pos, nl - pos);
+      const std::size_t first = line.find_first_not_of(" \t");
+      const bool comment = first != std::string::npos && line[first] == '#';
+      std::smatch m;
+      if (!continued && !comment && std::regex_search(line, m, kInstruction)) instruction = m[1].str();
+      if (!comment && (instruction == "RUN" || instruction == "run")) {
+        std::string what;
+        if (std::regex_search(line, m, kSetupPy)) {
+          what = "setup.py " + m[1].str();
+        } else if (std::regex_search(line, m, kPip)) {
+          const std::string target = pipLocalTarget(m[1].str());
+          if (!target.empty()) what = "pip install " + target;
+        }
+        if (!what.empty()) {
+          const auto start = static_cast<std::uint32_t>(pos + (first == std::string::npos ? 0 : first));
+          auto f = rules.make(kDockerBuild, file->path, lines.range(start, static_cast<std::uint32_t>(nl)),
+                              what, {}, {{"value", what}, {"instruction", "RUN"}});
+          if (f) {
+            f->details = {{"command", what}};
+            sink.report(std::move(*f));
+          }
+        }
+      }
+      if (!comment) {
+        std::size_t end = line.find_last_not_of(" \t\r");
+        continued = end != std::string::npos && line[end] == '\\';
+      }
+      pos = nl + 1;
+    }
+  }
+}
+
+}  // namespace custom_ops
