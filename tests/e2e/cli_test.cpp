@@ -50,7 +50,7 @@ bool hasDiagnostic(const json& doc, const std::string& code, const std::string& 
 TEST(Cli, VersionHelpAndPlugins) {
   auto v = run(cli() + " --version");
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_NE(v.output.find("migrate-pipeline 0.3.0"), std::string::npos);
+  EXPECT_NE(v.output.find("migrate-pipeline 0.4.0"), std::string::npos);
   auto h = run(cli() + " --help");
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.output.find("Exit codes"), std::string::npos);

@@ -12,7 +12,7 @@ namespace migrate::sdk {
 inline constexpr std::uint32_t kAbiVersion = 4;
 
 /// Human-readable SDK version (the product version the headers come from).
-inline constexpr const char* kSdkVersion = "0.3.0";
+inline constexpr const char* kSdkVersion = "0.4.0";
 
 }  // namespace migrate::sdk
 
