@@ -1,6 +1,7 @@
 #pragma once
 /// The analyze stage: every Python file parsed once on a thread pool and matched against every
-/// plugin's rules and hooks; then each plugin's repository pass.
+/// plugin's rules and hooks, and each plugin's repository pass as a task of the same pool; with
+/// the analysis cache, only what changed since an earlier run.
 
 #include <unordered_set>
 #include <vector>
