@@ -118,6 +118,30 @@ TEST(Pipeline, EmitSettingsAreCheckedAndTemplatesResolvedAgainstTheFile) {
   EXPECT_EQ(c->emit.layout, "siblings");
 }
 
+TEST(Pipeline, CacheSettingsAreCheckedAndDumped) {
+  TempDir dir;
+  writeFile(dir / "a.yaml", std::string(kMinimal) + "cache:\n  max_size_mb: 0\n");
+  auto a = loadPipeline(dir / "a.yaml", {});
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("a.yaml:7:16: cache.max_size_mb must be between 1"), std::string::npos)
+      << a.error().message;
+  writeFile(dir / "b.yaml", std::string(kMinimal) + "cache: {dri: /tmp/x}\n");
+  auto b = loadPipeline(dir / "b.yaml", {});
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("did you mean 'dir'"), std::string::npos) << b.error().message;
+  writeFile(dir / "c.yaml", std::string(kMinimal) + "cache: {dir: here, max_size_mb: 64}\n");
+  auto c = loadPipeline(dir / "c.yaml", {{"cache.enabled", "false"}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_FALSE(c->cache.enabled);
+  EXPECT_EQ(c->cache.dir, "here") << "relative to the working directory, like output";
+  EXPECT_EQ(c->cache.max_size_mb, 64u);
+  writeFile(dir / "d.yaml", dumpPipeline(c.value()));
+  auto d = loadPipeline(dir / "d.yaml", {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_FALSE(d->cache.enabled);
+  EXPECT_EQ(d->cache.max_size_mb, 64u);
+}
+
 TEST(Pipeline, DumpRoundTrips) {
   TempDir dir;
   writeFile(dir / "p.yaml", kMinimal);
