@@ -57,17 +57,21 @@ class AnalysisCache : public ::testing::Test {
 };
 
 TEST_F(AnalysisCache, AWarmRunReusesEveryFileAndWritesTheSameFindings) {
-  auto cold = analyze("cold", "--stages analyze,plan");
+  auto cold = analyze("cold", "--stages analyze,plan,emit");
   ASSERT_EQ(cold.exit_code, 0) << cold.output;
   EXPECT_EQ(fromCache(cold.output), 0) << cold.output;
   ASSERT_TRUE(fs::exists(cacheDir() / "analysis.db"));
-  auto warm = analyze("warm", "--stages analyze,plan");
+  auto warm = analyze("warm", "--stages analyze,plan,emit");
   ASSERT_EQ(warm.exit_code, 0) << warm.output;
   EXPECT_EQ(fromCache(warm.output), 15) << warm.output;
   const json a = findings("cold"), b = findings("warm");
   EXPECT_EQ(a["findings"], b["findings"]);
   EXPECT_EQ(a["diagnostics"], b["diagnostics"]);
   EXPECT_EQ(a["plan"], b["plan"]) << "the plan stage's module summaries come back too";
+  const std::string patch = readFile(dir_ / "out-cold" / "npu_migration.patch");
+  EXPECT_FALSE(patch.empty());
+  EXPECT_EQ(readFile(dir_ / "out-warm" / "npu_migration.patch"), patch)
+      << "the fixes' byte ranges come back too";
   auto uncached = analyze("none", "--no-cache");
   ASSERT_EQ(uncached.exit_code, 0) << uncached.output;
   EXPECT_EQ(fromCache(uncached.output), 0);
