@@ -24,6 +24,25 @@ constexpr const char* kNvccRun = "OPS-034";
 constexpr const char* kCudaSources = "OPS-035";
 constexpr const char* kExtensionCall = "OPS-038";
 
+/// Where the string literal opening at `i` ends: its last closing quote; for an unterminated
+/// one-line string, its line's end when `stop_at_line_end`, else the end of `s`.
+std::size_t stringEnd(std::string_view s, std::size_t i, bool stop_at_line_end) {
+  const char quote = s[i];
+  const bool triple = i + 2 < s.size() && s[i + 1] == quote && s[i + 2] == quote;
+  for (i += triple ? 3 : 1; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (stop_at_line_end && !triple && s[i] == '\n') break;
+    if (s[i] == quote && (!triple || (i + 2 < s.size() && s[i + 1] == quote && s[i + 2] == quote))) {
+      if (triple) i += 2;
+      break;
+    }
+  }
+  return i;
+}
+
 /// Statements (logical lines) of Python source as byte ranges [first non-blank, end of line):
 /// brackets, strings (triple-quoted too), comments and backslash continuations respected.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> logicalLines(std::string_view s) {
@@ -52,19 +71,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> logicalLines(std::string_vi
     }
     if (start == std::string_view::npos) start = i;
     if (c == '"' || c == '\'') {
-      const bool triple = i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c;
-      i += triple ? 3 : 1;
-      for (; i < s.size(); ++i) {
-        if (s[i] == '\\') {
-          ++i;
-          continue;
-        }
-        if (!triple && s[i] == '\n') break;  // unterminated: stop at the line's end
-        if (s[i] == c && (!triple || (i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c))) {
-          if (triple) i += 2;
-          break;
-        }
-      }
+      i = stringEnd(s, i, true);
       if (i < s.size() && s[i] == '\n' && depth == 0) close(i);
       continue;
     }
@@ -85,18 +92,7 @@ std::vector<std::uint32_t> openBrackets(std::string_view s, std::uint32_t from, 
       continue;
     }
     if (c == '"' || c == '\'') {
-      const bool triple = i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c;
-      i += triple ? 3 : 1;
-      for (; i < s.size(); ++i) {
-        if (s[i] == '\\') {
-          ++i;
-          continue;
-        }
-        if (s[i] == c && (!triple || (i + 2 < s.size() && s[i + 1] == c && s[i + 2] == c))) {
-          if (triple) i += 2;
-          break;
-        }
-      }
+      i = stringEnd(s, i, false);
       continue;
     }
     if (c == '(' || c == '[' || c == '{') open.push_back(static_cast<std::uint32_t>(i));
