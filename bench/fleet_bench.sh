@@ -95,6 +95,9 @@ fi
 
 command -v "$cli" >/dev/null || die "no migrate-pipeline at $cli (build it, or set MIGRATE_CLI)"
 work="$(mktemp -d)"
+# The children's analysis cache in the scratch directory: the cold night is cold, and no user
+# cache is read or filled.
+export XDG_CACHE_HOME="$work/xdg-cache"
 if [[ "${KEEP:-0}" == 1 ]]; then
   trap 'echo "fleet_bench: kept $work"' EXIT
 else
