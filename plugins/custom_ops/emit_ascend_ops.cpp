@@ -89,6 +89,14 @@ const char* featureNote(const std::string& feature) {
   return nullptr;
 }
 
+/// `text` with control characters shown as '?': file names and source spans land in comments of
+/// the build script and the C++ scaffolds, where a newline in a name would end the comment.
+std::string oneLine(std::string text) {
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
 /// The template data of one operator scaffold.
 sdk::TemplateData scaffoldData(const CudaKernel& k) {
   const sdk::Finding& f = *k.finding;
@@ -96,10 +104,10 @@ sdk::TemplateData scaffoldData(const CudaKernel& k) {
   d.set("op_type", k.op_type);
   d.set("file_stem", k.file_stem);
   d.set("kernel", k.name);
-  d.set("file", f.file);
+  d.set("file", oneLine(f.file));
   d.set("line", std::to_string(f.range.line));
-  d.set("source",
-        detailOf(f, "source").empty() ? f.file + ":" + std::to_string(f.range.line) : detailOf(f, "source"));
+  d.set("source", oneLine(detailOf(f, "source").empty() ? f.file + ":" + std::to_string(f.range.line)
+                                                        : detailOf(f, "source")));
   d.set("signature", k.signature);
   d.set("template_params", k.template_params);
   d.set("description", detailOf(f, "description"));

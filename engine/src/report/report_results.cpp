@@ -49,20 +49,20 @@ void addNewFiles(const ReportInput& in, sdk::TemplateData& e) {
       continue;
     }
     e.addItem("new_files")
-        .set("path", cell(f.path))
+        .set("path", code(f.path))
         .set("function", cell(functionOf(f, m)))
         .set("status", "✅");
   }
   for (const auto& [dir, files] : scaffolds)
     e.addItem("new_files")
-        .set("path", cell(dir))
+        .set("path", code(dir))
         .set("function", cell("Ascend C operator scaffold (" + plural(files, "file", "files") +
                               "): msopgen definition, kernel and host stubs"))
         .set("status", "⚠️ scaffold: the kernel body is to be ported");
   for (const AdaptedFile& a : m.emit.adapted)
     if (a.status == "added")
       e.addItem("new_files")
-          .set("path", cell(m.emit.adapted_dir + "/" + a.path))
+          .set("path", code(m.emit.adapted_dir + "/" + a.path))
           .set("function", "Added to the adapted tree")
           .set("status", "✅");
 }
@@ -82,7 +82,7 @@ void addModifiedFiles(const ReportInput& in, sdk::TemplateData& e) {
     if (!rules.empty()) content += " (" + rules + ")";
     if (a.todos) content += "; " + plural(a.todos, "TODO comment", "TODO comments") + " for manual work";
     e.addItem("modified_files")
-        .set("path", cell(a.path))
+        .set("path", code(a.path))
         .set("content", cell(content))
         .set("status",
              a.todos ? "⚠️ " + plural(a.todos, "place", "places") + " left for manual work" : "✅");
@@ -188,7 +188,7 @@ void addCodeList(const ReportInput& in, sdk::TemplateData& data) {
     if (shown++ >= in.max_items) break;
     e.addItem("manual")
         .set("place",
-             cell(w.file.empty() ? "(repository)" : w.file + (w.line ? ":" + std::to_string(w.line) : "")))
+             code(w.file.empty() ? "(repository)" : w.file + (w.line ? ":" + std::to_string(w.line) : "")))
         .set("rule", cell(w.rule_id))
         .set("what", cell(w.what));
   }

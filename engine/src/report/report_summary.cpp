@@ -116,16 +116,16 @@ void addCodeAnalysis(const ReportInput& in, sdk::TemplateData& data) {
   st.setEmptyList("core_modules");
   for (const CoreModule& c : s.core_modules)
     st.addItem("core_modules")
-        .set("path", cell(c.path))
+        .set("path", code(c.path))
         .set("lines", std::to_string(c.lines))
         .set("importers", std::to_string(c.importers))
         .set("description", cell(c.description));
   st.setEmptyList("entry_points");
   for (const sdk::EntryPoint& e : s.entry_points) {
     st.addItem("entry_points")
-        .set("name", cell(e.name))
+        .set("name", code(e.name))
         .set("kind", std::string(sdk::toString(e.kind)) + (e.launcher.empty() ? "" : " (" + e.launcher + ")"))
-        .set("file", cell(e.file))
+        .set("file", code(e.file))
         .set("labels", cell(joined(e.labels)));
   }
   st.setFlag("has_models", !s.models.empty());
@@ -135,8 +135,8 @@ void addCodeAnalysis(const ReportInput& in, sdk::TemplateData& data) {
       layers += (layers.empty() ? "" : "; ") + category + ": " + joined(types);
     }
     st.addItem("models")
-        .set("name", cell(mc.name))
-        .set("where", cell(mc.path + ":" + std::to_string(mc.line)))
+        .set("name", code(mc.name))
+        .set("where", code(mc.path + ":" + std::to_string(mc.line)))
         .set("layers", cell(layers))
         .set("submodules", cell(joined(mc.submodules)))
         .set("custom_ops", cell(joined(mc.custom_ops)));
