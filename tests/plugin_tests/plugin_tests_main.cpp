@@ -61,7 +61,7 @@ SnippetRun analyze(const LoadedPlugin& p, const rules::Snippet& s, const std::st
   Workspace ws = buildInventory(dir.path(), {}, out.diagnostics);
   MigrationModel model;
   auto progress = makeProgress(false, [](const std::string&) {});
-  analyzeWorkspace(ws, {{&p}}, 1, *progress, model);
+  analyzeWorkspace(ws, {{&p}}, {.jobs = 1}, *progress, model);
   out.findings = std::move(model.findings);
   out.diagnostics.insert(out.diagnostics.end(), model.diagnostics.begin(), model.diagnostics.end());
   return out;
@@ -186,7 +186,7 @@ std::vector<sdk::Finding> analyzeTree(const LoadedPlugin& p, const fs::path& roo
   Workspace ws = buildInventory(root, {}, diags);
   MigrationModel model;
   auto progress = makeProgress(false, [](const std::string&) {});
-  analyzeWorkspace(ws, {{&p}}, 2, *progress, model);
+  analyzeWorkspace(ws, {{&p}}, {.jobs = 2}, *progress, model);
   return std::move(model.findings);
 }
 

@@ -59,7 +59,7 @@ ConfiguredPlugin::Analysis ConfiguredPlugin::analyze(const std::filesystem::path
   std::vector<sdk::Diagnostic> diagnostics;
   Analysis a{buildInventory(root, {}, diagnostics), {}};
   auto progress = makeProgress(false, [](const std::string&) {});
-  analyzeWorkspace(a.workspace, {{&loaded_}}, jobs, *progress, a.model);
+  analyzeWorkspace(a.workspace, {{&loaded_}}, {.jobs = jobs}, *progress, a.model);
   return a;
 }
 

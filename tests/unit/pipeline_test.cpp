@@ -142,6 +142,33 @@ TEST(Pipeline, CacheSettingsAreCheckedAndDumped) {
   EXPECT_EQ(d->cache.max_size_mb, 64u);
 }
 
+TEST(Pipeline, LimitsAreCheckedAndDumped) {
+  TempDir dir;
+  writeFile(dir / "a.yaml", std::string(kMinimal) + "limits:\n  parse_timeout_ms: 0\n");
+  auto a = loadPipeline(dir / "a.yaml", {});
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.error().message.find("a.yaml:7:21: limits.parse_timeout_ms must be positive"),
+            std::string::npos)
+      << a.error().message;
+  writeFile(dir / "b.yaml", std::string(kMinimal) + "limits: {parse_timeout: 5}\n");
+  auto b = loadPipeline(dir / "b.yaml", {});
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.error().message.find("did you mean 'parse_timeout_ms'"), std::string::npos)
+      << b.error().message;
+  writeFile(dir / "c.yaml", std::string(kMinimal) + "limits: {max_file_bytes: 1000}\n");
+  auto c = loadPipeline(dir / "c.yaml", {{"limits.parse_timeout_ms", "2500"}});
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->max_file_bytes, 1000u);
+  EXPECT_EQ(c->parse_timeout_ms, 2500u);
+  writeFile(dir / "d.yaml", dumpPipeline(c.value()));
+  auto d = loadPipeline(dir / "d.yaml", {});
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->parse_timeout_ms, 2500u);
+  auto defaults = loadPipeline(dir / "b.yaml", {{"limits", "{}"}});
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->parse_timeout_ms, 30'000u);
+}
+
 TEST(Pipeline, DumpRoundTrips) {
   TempDir dir;
   writeFile(dir / "p.yaml", kMinimal);

@@ -102,12 +102,12 @@ void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
                          std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
-                         ModuleSummary* summary) {
+                         ModuleSummary* summary, std::uint64_t parse_timeout_ms) {
   const std::uint64_t lines = summary ? countLines(source) : 0;
   if (!validUtf8(source))
     diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
                            "not valid UTF-8; analysed as raw bytes (columns may be off)"});
-  auto parsed = parse::parsePython(path, std::move(source));
+  auto parsed = parse::parsePython(path, std::move(source), parse_timeout_ms);
   if (!parsed) {
     diagnostics.push_back({sdk::Severity::Warning, "parse-failed", path, 0, parsed.error().message});
     if (summary) summary->lines = lines;
@@ -137,8 +137,9 @@ namespace {
 /// queueing the result for the cache).
 cache::FileAnalysis analyzeFile(const std::string& path, std::string source,
                                 const std::vector<ActivePlugin>& plugins,
-                                const std::unordered_set<std::string>& roots, CacheUse* cache,
-                                std::vector<sdk::Diagnostic>& diagnostics, bool& from_cache) {
+                                const std::unordered_set<std::string>& roots, const AnalyzeOptions& options,
+                                CacheUse* cache, std::vector<sdk::Diagnostic>& diagnostics,
+                                bool& from_cache) {
   cache::FileAnalysis a;
   from_cache = false;
   cache::Key key{};
@@ -154,9 +155,13 @@ cache::FileAnalysis analyzeFile(const std::string& path, std::string source,
                              "analysis cache entry ignored (" + why + "); analysed anew and rewritten"});
     }
   }
-  analyzePythonSource(path, std::move(source), plugins, &roots, a.findings, a.diagnostics, &a.summary);
+  analyzePythonSource(path, std::move(source), plugins, &roots, a.findings, a.diagnostics, &a.summary,
+                      options.parse_timeout_ms);
   a.lines = a.summary.lines;
-  if (cache) cache->store.put(key, cache::encode(a, path));
+  // A parse abandoned for time says more about the machine's load than the file: not kept.
+  const bool timed_out = std::any_of(a.diagnostics.begin(), a.diagnostics.end(),
+                                     [](const sdk::Diagnostic& d) { return d.code == "parse-failed"; });
+  if (cache && !timed_out) cache->store.put(key, cache::encode(a, path));
   return a;
 }
 
@@ -216,8 +221,10 @@ void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse*
 
 }  // namespace
 
-void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
-                      Progress& progress, MigrationModel& model, CacheUse* cache) {
+void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins,
+                      const AnalyzeOptions& options, Progress& progress, MigrationModel& model,
+                      CacheUse* cache) {
+  const int jobs = options.jobs;
   std::vector<const sdk::FileEntry*> python;
   for (const auto& f : workspace.files()) {
     model.inventory.bytes += f.size;
@@ -250,8 +257,8 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
       } else {
         ++out.parsed;
         bool from_cache = false;
-        cache::FileAnalysis a =
-            analyzeFile(file.path, std::move(*source), plugins, roots, cache, out.diagnostics, from_cache);
+        cache::FileAnalysis a = analyzeFile(file.path, std::move(*source), plugins, roots, options, cache,
+                                            out.diagnostics, from_cache);
         out.cached += from_cache ? 1 : 0;
         out.lines += a.lines;
         std::move(a.findings.begin(), a.findings.end(), std::back_inserter(out.findings));

@@ -9,6 +9,7 @@
 #include "analysis_cache/cache_store.hpp"
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "parse/python_parser.hpp"
 #include "progress/progress.hpp"
 
 namespace migrate {
@@ -19,11 +20,18 @@ struct CacheUse {
   std::string context;  ///< cache::runContext of this run
 };
 
+/// How the analyze stage works: its threads and the limits each file is analysed within.
+struct AnalyzeOptions {
+  int jobs = 0;                                                    ///< 0 = all cores
+  std::uint64_t parse_timeout_ms = parse::kDefaultParseTimeoutMs;  ///< limits.parse_timeout_ms
+};
+
 /// Adds findings, diagnostics and inventory statistics to `model`. Plugin failures become
 /// diagnostics naming the plugin; the other plugins and files carry on. With `cache`, a file
 /// whose entry is there is not analysed again, and the others' results are queued for it.
-void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins, int jobs,
-                      Progress& progress, MigrationModel& model, CacheUse* cache = nullptr);
+void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins,
+                      const AnalyzeOptions& options, Progress& progress, MigrationModel& model,
+                      CacheUse* cache = nullptr);
 
 /// The repository's own top-level packages and modules: `pkg` for pkg/__init__.py (also under
 /// src/), `util` for a top-level util.py.
@@ -35,6 +43,7 @@ void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
                          std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
-                         ModuleSummary* summary = nullptr);
+                         ModuleSummary* summary = nullptr,
+                         std::uint64_t parse_timeout_ms = parse::kDefaultParseTimeoutMs);
 
 }  // namespace migrate

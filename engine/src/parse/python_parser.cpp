@@ -9,8 +9,6 @@ extern "C" const TSLanguage* tree_sitter_python();
 namespace migrate::parse {
 namespace {
 
-constexpr std::uint64_t kParseTimeoutMicros = 30'000'000;
-
 struct ParserDeleter {
   void operator()(TSParser* p) const { ts_parser_delete(p); }
 };
@@ -22,7 +20,6 @@ TSParser* threadParser() {
   thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
     std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
     ts_parser_set_language(p.get(), tree_sitter_python());
-    ts_parser_set_timeout_micros(p.get(), kParseTimeoutMicros);
     return p;
   }();
   return parser.get();
@@ -43,17 +40,20 @@ std::string dottedModuleName(const std::string& relative_path) {
   return s;
 }
 
-Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std::string source) {
+Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std::string source,
+                                                  std::uint64_t timeout_ms) {
   std::string dotted = dottedModuleName(relative_path);
   auto module =
       std::make_unique<PythonModule>(std::move(relative_path), std::move(dotted), std::move(source));
   TSParser* parser = threadParser();
+  ts_parser_set_timeout_micros(parser, timeout_ms * 1000);
   const std::string_view text = module->source();
   std::unique_ptr<TSTree, TreeDeleter> tree(
       ts_parser_parse_string(parser, nullptr, text.data(), static_cast<std::uint32_t>(text.size())));
   if (!tree) {
     ts_parser_reset(parser);
-    return makeError("parsing took longer than 30 s and was abandoned");
+    return makeError("parsing took longer than " + std::to_string(timeout_ms) +
+                     " ms (limits.parse_timeout_ms) and was abandoned; the file was not analysed");
   }
   extractFacts(*module, ts_tree_root_node(tree.get()), tree_sitter_python());
   return module;

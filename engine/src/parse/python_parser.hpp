@@ -1,6 +1,7 @@
 #pragma once
 /// Parses Python source with tree-sitter and extracts the module facts in one tree walk.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -9,9 +10,14 @@
 
 namespace migrate::parse {
 
+/// How long a parse may take before it is abandoned (limits.parse_timeout_ms).
+constexpr std::uint64_t kDefaultParseTimeoutMs = 30'000;
+
 /// Parses `source` (one TSParser per thread, reused) and returns the module with its facts.
 /// A file with syntax errors still yields the facts of the parts that parsed; only a parser
-/// failure (time-out) is an error; see PythonModule::truncated() for trees nested too deeply.
-Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std::string source);
+/// failure (a parse longer than `timeout_ms`) is an error; see PythonModule::truncated() for
+/// trees nested too deeply.
+Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std::string source,
+                                                  std::uint64_t timeout_ms = kDefaultParseTimeoutMs);
 
 }  // namespace migrate::parse

@@ -129,11 +129,14 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
   if (doc["include"]) spec.include = r.stringList(doc["include"], "include");
   if (doc["exclude"]) spec.exclude = r.stringList(doc["exclude"], "exclude");
   if (const YAML::Node limits = doc["limits"]) {
-    r.checkKeys(limits, {"max_file_bytes"}, "limits");
-    if (limits["max_file_bytes"]) {
-      const long long v = r.integer(limits["max_file_bytes"], "limits.max_file_bytes");
-      if (v <= 0) r.fail(limits["max_file_bytes"], "limits.max_file_bytes must be positive");
-      spec.max_file_bytes = static_cast<std::uint64_t>(v);
+    r.checkKeys(limits, {"max_file_bytes", "parse_timeout_ms"}, "limits");
+    for (const auto& [key, value] : {std::pair{"max_file_bytes", &spec.max_file_bytes},
+                                     std::pair{"parse_timeout_ms", &spec.parse_timeout_ms}}) {
+      if (!limits[key]) continue;
+      const std::string name = std::string("limits.") + key;
+      const long long v = r.integer(limits[key], name);
+      if (v <= 0) r.fail(limits[key], name + " must be positive");
+      *value = static_cast<std::uint64_t>(v);
     }
   }
   if (doc["plugin_dir"]) spec.plugin_dir = r.string(doc["plugin_dir"], "plugin_dir");
@@ -248,7 +251,8 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   out << YAML::Key << "include" << YAML::Value << YAML::Flow << spec.include;
   out << YAML::Key << "exclude" << YAML::Value << YAML::Flow << spec.exclude;
   out << YAML::Key << "limits" << YAML::Value << YAML::BeginMap << YAML::Key << "max_file_bytes"
-      << YAML::Value << spec.max_file_bytes << YAML::EndMap;
+      << YAML::Value << spec.max_file_bytes << YAML::Key << "parse_timeout_ms" << YAML::Value
+      << spec.parse_timeout_ms << YAML::EndMap;
   out << YAML::Key << "plugin_dir" << YAML::Value << spec.plugin_dir;
   out << YAML::Key << "work_dir" << YAML::Value << spec.work_dir;
   out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;

@@ -311,7 +311,8 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
         log->warn("{}", model.diagnostics[i].message);
       std::optional<CacheUse> cache_use;
       if (store) cache_use.emplace(CacheUse{*store, cache::runContext(spec, active, projectRoots(ws))});
-      analyzeWorkspace(ws, active, spec.jobs, *progress, model, cache_use ? &*cache_use : nullptr);
+      analyzeWorkspace(ws, active, {spec.jobs, spec.parse_timeout_ms}, *progress, model,
+                       cache_use ? &*cache_use : nullptr);
       separateDependencyRows(model);
       if (store) {
         if (auto written = store->commit(); !written) {

@@ -132,8 +132,9 @@ struct PipelineSpec {
   std::vector<std::string> include;  ///< globs; empty = everything
   std::vector<std::string> exclude;
   std::uint64_t max_file_bytes = 2 * 1024 * 1024;
-  std::string plugin_dir;  ///< empty = defaultPluginDir()
-  std::string work_dir;    ///< where git sources are cloned; empty = <output>/_work
+  std::uint64_t parse_timeout_ms = 30'000;  ///< a Python file whose parse takes longer is skipped
+  std::string plugin_dir;                   ///< empty = defaultPluginDir()
+  std::string work_dir;                     ///< where git sources are cloned; empty = <output>/_work
   std::vector<PluginSelection> plugins;
   PlanSpec plan;
   EmitSpec emit;
