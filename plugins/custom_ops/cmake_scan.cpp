@@ -27,7 +27,7 @@ std::size_t bracketOpen(std::string_view t, std::size_t i, std::string& close) {
   std::size_t j = i + 1;
   while (j < t.size() && t[j] == '=') ++j;
   if (j >= t.size() || t[j] != '[') return 0;
-  close = "]" + std::string(j - i - 1, '=') + "]";
+  close = std::string("]").append(j - i - 1, '=').append("]");
   return j + 1 - i;
 }
 

@@ -266,7 +266,7 @@ std::vector<CudaKernel> cudaKernelsOf(const std::vector<sdk::Finding>& findings)
     named.push_back("custom");
     for (int n = 2; taken.count(lower(pascal(named))); ++n) {
       named = words;
-      named.push_back("v" + std::to_string(n));
+      named.push_back(std::string("v").append(std::to_string(n)));
       named.push_back("custom");
     }
     const std::string op = pascal(named);

@@ -141,7 +141,7 @@ bool looksLikeExtensionModule(std::string_view target) {
   const std::string last(dot == std::string_view::npos ? target : target.substr(dot + 1));
   // yacs-style configs are conventionally `_C = CN()` in a config/defaults module.
   for (const char* cfg : {".config.", ".configs.", ".defaults.", ".default.", ".cfg.", ".settings."})
-    if (("." + std::string(target) + ".").find(cfg) != std::string::npos) return false;
+    if (std::string(".").append(target).append(".").find(cfg) != std::string::npos) return false;
   if (last == "_C" || last == "_ext" || last == "_cuda") return true;
   // amp_C, fused_adam_C: a lower-case stem and the `_C` suffix of compiled modules.
   if (endsWith(last, "_C") && last.size() > 2 && std::islower(static_cast<unsigned char>(last[0])))

@@ -52,7 +52,7 @@ std::string maskCommentsAndStrings(std::string_view text) {
         ++i;
         continue;
       }
-      const std::string close = ")" + std::string(text.substr(i + 2, open - i - 2)) + "\"";
+      const std::string close = std::string(")").append(text.substr(i + 2, open - i - 2)).append("\"");
       std::size_t e = text.find(close, open);
       e = e == std::string_view::npos ? n : e + close.size();
       blank(i + 2, e - 1);

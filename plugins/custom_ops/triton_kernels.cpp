@@ -275,7 +275,7 @@ void PythonFile::tritonKernels() {
     f->details = {{"kernel", d.name},
                   {"group", d.name},  // one bottleneck per kernel
                   {"qualified_name", d.qualified_name},
-                  {"signature", "(" + join(params, ", ") + ")"},
+                  {"signature", std::string("(").append(join(params, ", ")).append(")")},
                   {"constexpr_params", join(k.constexprs, ", ")},
                   {"block_params", join(k.block_params, ", ")},
                   {"loads", std::to_string(k.loads)},

@@ -28,7 +28,7 @@ fs::path fixturesDir() {
 
 std::string joined(const json& items, const char* sep = " ") {
   std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : sep) + i.get<std::string>();
+  for (const auto& i : items) out.append(out.empty() ? "" : sep).append(i.get<std::string>());
   return out;
 }
 
@@ -44,7 +44,7 @@ std::vector<std::string> render(const json& doc) {
   const json& plan = doc["plan"];
   for (const auto& n : plan["import_graph"]) {
     std::string line = "graph " + n["path"].get<std::string>() + " ->";
-    for (const auto& i : n["imports"]) line += " " + i.get<std::string>();
+    for (const auto& i : n["imports"]) line.append(" ").append(i.get<std::string>());
     out.push_back(line);
   }
   for (const auto& e : plan["structure"]["entry_points"]) {
@@ -78,7 +78,7 @@ std::vector<std::string> render(const json& doc) {
   for (const auto& g : goals) {
     std::string ids;
     for (const auto& b : g["blockers"])
-      ids += " " + b.get<std::string>().substr(0, b.get<std::string>().find(' '));
+      ids.append(" ").append(b.get<std::string>().substr(0, b.get<std::string>().find(' ')));
     out.push_back("blockers " + g["name"].get<std::string>() + " =" + ids);
   }
   return out;
@@ -127,7 +127,7 @@ std::vector<std::string> cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, PlanFixture, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& instance) { return instance.param; });
 
 }  // namespace
 }  // namespace migrate

@@ -233,8 +233,13 @@ void LocalSshd::start(const LocalSshdOptions& options) {
   // The port is free when chosen but another process may take it before sshd binds: retry.
   for (int attempt = 0; attempt < 5; ++attempt) {
     port_ = unusedLoopbackPort();
-    writeText(known_hosts_file_, "[" + host() + "]:" + std::to_string(port_) + " " +
-                                     keyTypeAndBlob(dir_ / "host_ed25519.pub") + "\n");
+    writeText(known_hosts_file_, std::string("[")
+                                     .append(host())
+                                     .append("]:")
+                                     .append(std::to_string(port_))
+                                     .append(" ")
+                                     .append(keyTypeAndBlob(dir_ / "host_ed25519.pub"))
+                                     .append("\n"));
     writeConfig(options);
     if (launch(options)) return;
   }

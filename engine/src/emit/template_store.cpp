@@ -13,7 +13,7 @@ namespace migrate::emit {
 Result<std::string> TemplateStore::text(std::string_view name) const {
   const std::string file = std::string(name) + ".mustache";
   if (name.empty() || name.find("..") != std::string_view::npos || name.front() == '/')
-    return makeError("'" + std::string(name) + "' is not a template name");
+    return makeError(std::string("'").append(name).append("' is not a template name"));
   if (!override_dir_.empty()) {
     const std::filesystem::path custom = override_dir_ / file;
     if (std::filesystem::exists(custom)) {

@@ -63,7 +63,9 @@ std::string header(const SlurmOptions& o, const std::string& name, const std::st
 std::string slurmArrayScript(const SlurmOptions& o) {
   const std::string n = std::to_string(o.shards);
   std::string s = header(o, "migrate-fleet-" + o.night, (o.dir / "slurm/shard-%a.out").string());
-  s += "#SBATCH --array=1-" + n + (o.array_limit > 0 ? "%" + std::to_string(o.array_limit) : "") + "\n";
+  s.append("#SBATCH --array=1-").append(n);
+  if (o.array_limit > 0) s.append("%").append(std::to_string(o.array_limit));
+  s += "\n";
   s += "# The fleet's night " + o.night + ": task I runs shard I of " + n +
        " into its own store. Written by migrate-pipeline (docs/fleet.md); submit it with sbatch.\n"
        "# A shard whose night completed with failed repositories (exit 6) has done its job: the merge\n"

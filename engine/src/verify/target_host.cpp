@@ -132,7 +132,7 @@ class SshTarget final : public TargetHost {
   }
   std::string sshCommandLine(const std::string& remote) const {
     std::string line;
-    for (const std::string& a : sshArgv(remote)) line += (line.empty() ? "" : " ") + shellQuote(a);
+    for (const std::string& a : sshArgv(remote)) line.append(line.empty() ? "" : " ").append(shellQuote(a));
     return line;
   }
   ProcessResult ssh(const std::string& remote, std::chrono::seconds timeout) const {

@@ -113,7 +113,7 @@ TEST_F(AdaptedSources, FixtureCallSitesRunThroughNpuOpsOnTheCpu) {
   EXPECT_EQ(a.changed, (std::vector<std::string>{"attn/flash.py", "attn/rotary.py", "attn/xformers_alias.py",
                                                  "attn/xformers_module.py"}));
   std::string files = test::quote((tree / "npu_ops.py").string());
-  for (const std::string& f : a.changed) files += " " + test::quote((tree / f).string());
+  for (const std::string& f : a.changed) files.append(" ").append(test::quote((tree / f).string()));
   const auto flakes = python("-m pyflakes " + files);
   EXPECT_EQ(flakes.exit_code, 0) << flakes.output;
   EXPECT_EQ(flakes.output, "");
