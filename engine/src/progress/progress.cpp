@@ -1,5 +1,6 @@
 #include "progress/progress.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace migrate {
@@ -54,11 +55,12 @@ class LogProgress final : public Progress {
     const std::size_t done = ++done_;
     if (total_ == 0) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    while (next_decile_ <= 10 && done * 10 >= total_ * next_decile_) {
-      log_(what_ + ": " + std::to_string(done) + "/" + std::to_string(total_) + " (" +
-           std::to_string(next_decile_ * 10) + "%)");
-      ++next_decile_;
-    }
+    // One line per tenth reached; a step that crosses several (small totals) writes only the last.
+    const std::size_t reached = std::min<std::size_t>(10, done * 10 / total_);
+    if (reached < next_decile_) return;
+    log_(what_ + ": " + std::to_string(done) + "/" + std::to_string(total_) + " (" +
+         std::to_string(reached * 10) + "%)");
+    next_decile_ = reached + 1;
   }
   void end() override {}
 
