@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/test_support.hpp"
 
@@ -91,12 +92,47 @@ TEST_F(EmitKit, ThePatchAppliesToTheOriginalTreeAndGivesTheAdaptedOne) {
   EXPECT_EQ(diff.exit_code, 0) << diff.output;
 }
 
+TEST_F(EmitKit, TheChangeListHasEveryEditImportAndTodoOfTheAdaptedFiles) {
+  const json m = manifest();
+  std::size_t todos = 0, compat_imports = 0;
+  for (const auto& f : m["adapted"]) {
+    todos += f["todos"].get<std::size_t>();
+    const std::string path = f["path"].get<std::string>();
+    if (fs::path(path).extension() == ".py" && f["edits"].get<int>() > 0 &&
+        readFile(out() / "adapted" / path).find("import npu_compat  # added by migrate-pipeline") !=
+            std::string::npos)
+      ++compat_imports;
+  }
+  // kind → rows, and one DEV-001 fix as written (Python's csv module reads the table).
+  const auto r =
+      run("/usr/bin/python3 -c " +
+          quote("import collections, csv, json, sys\n"
+                "rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))\n"
+                "kinds = collections.Counter(r['kind'] for r in rows)\n"
+                "fix = [r for r in rows if r['rule'] == 'DEV-001' and r['before'] == 'torch.cuda.is_available']\n"
+                "print(json.dumps({'kinds': kinds, 'fix': fix[:1]}))") +
+          " " + quote((out() / "change_list.csv").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json table = json::parse(r.output);
+  EXPECT_EQ(table["kinds"]["fix"], m["summary"]["edits_applied"]);
+  EXPECT_EQ(table["kinds"].value("todo", 0u), todos);
+  EXPECT_GE(table["kinds"]["import"].get<std::size_t>(), compat_imports);
+  ASSERT_EQ(table["fix"].size(), 1u) << r.output;
+  EXPECT_EQ(table["fix"][0]["after"], "torch.npu.is_available");
+  const std::string file = table["fix"][0]["file"];
+  const int line = std::stoi(table["fix"][0]["line"].get<std::string>());
+  std::istringstream original(readFile(kExample / file));
+  std::string text;
+  for (int i = 0; i < line; ++i) std::getline(original, text);
+  EXPECT_NE(text.find("torch.cuda.is_available"), std::string::npos) << file << ":" << line;
+}
+
 TEST_F(EmitKit, GeneratedPythonPassesPyflakesAndScriptsPassShellcheck) {
   std::string python = "npu_compat.py npu_ops.py";
   const json m = manifest();  // held: a range-for over a temporary's member would dangle
   for (const auto& f : m["adapted"]) {
     const std::string path = f["path"].get<std::string>();
-    if (fs::path(path).extension() == ".py") python += " " + quote("adapted/" + path);
+    if (fs::path(path).extension() == ".py") python.append(" ").append(quote("adapted/" + path));
   }
   const std::string here = "cd " + quote(out().string()) + " && ";
   const auto flakes = run(here + "/usr/bin/python3 -m pyflakes " + python);

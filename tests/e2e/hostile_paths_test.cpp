@@ -2,8 +2,9 @@
 // backticks, semicolons, newlines and leading dashes, in Python sources, a CUDA kernel and its
 // setup.py. The whole pipeline runs on such a repository (analyze, plan, emit, verify on this host,
 // report) and nothing it writes executes a name or breaks on one: the scripts pass shellcheck, the
-// patch applies, findings.json and SARIF name every file exactly, the report's code spans hold,
-// the operator scaffolds keep each name inside its comment, and the repository is unchanged.
+// patch applies, findings.json, SARIF and the CSV tables name every file exactly, the report's
+// code spans hold, the operator scaffolds keep each name inside its comment, and the repository
+// is unchanged.
 
 #include <gtest/gtest.h>
 
@@ -135,6 +136,27 @@ TEST_F(HostilePaths, FindingsJsonAndSarifNameEveryFileExactly) {
     EXPECT_TRUE(in_sarif.count(f)) << f;
   }
   EXPECT_TRUE(in_json.count("csrc/n\ntouch PWNED_nl #.cu"));
+}
+
+/// The `column` values of the CSV table `file`, read with Python's csv module.
+std::set<std::string> csvColumn(const fs::path& file, const std::string& column) {
+  const auto r = run("/usr/bin/python3 -c " +
+                     quote("import csv, json, sys\n"
+                           "rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))\n"
+                           "print(json.dumps(sorted({r[sys.argv[2]] for r in rows})))") +
+                     " " + quote(file.string()) + " " + column);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return json::parse(r.output).get<std::set<std::string>>();
+}
+
+TEST_F(HostilePaths, TheCsvTablesNameEveryFileExactly) {
+  std::set<std::string> in_json;
+  const json findings = json::parse(readFile(out() / "findings.json"));  // held, as above
+  for (const auto& f : findings["findings"]) in_json.insert(f["file"]);
+  EXPECT_EQ(csvColumn(out() / "findings.csv", "file"), in_json);
+  const std::set<std::string> changed = csvColumn(out() / "change_list.csv", "file");
+  for (const std::string& f : kPythonFiles) EXPECT_TRUE(changed.count(f)) << f;
+  EXPECT_EQ(csvColumn(out() / "dependencies.csv", "name"), std::set<std::string>{"torch"});
 }
 
 TEST_F(HostilePaths, TheScriptsPassShellcheckAndThePatchRecreatesTheAdaptedTree) {

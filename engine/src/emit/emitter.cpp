@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "csv/csv_writer.hpp"
 #include "emit/emit_context.hpp"
 #include "emit/patch_writer.hpp"
 #include "emit/siblings.hpp"
@@ -73,11 +74,23 @@ void collectManualWork(const emit::FileAdaptation& a, const std::vector<const sd
   }
 }
 
-/// The adapted copy of the repository under `adapted` and its patch; returns the support modules
-/// the repository already has as generated files (kept as they are).
+/// change_list.csv's rows for one adapted file: each change's line, kind, rule, the original
+/// text it replaced and what replaced it.
+void listChanges(const std::string& file, const std::string& original, const emit::FileAdaptation& a,
+                 CsvWriter& changes) {
+  std::int64_t line = 1;
+  std::size_t pos = 0;
+  for (const emit::Change& c : a.changes) {
+    for (; pos < c.start && pos < original.size(); ++pos) line += original[pos] == '\n' ? 1 : 0;
+    changes.row(file, line, c.kind, c.rule, original.substr(c.start, c.end - c.start), c.text);
+  }
+}
+
+/// The adapted copy of the repository under `adapted`, its patch and its change list; returns the
+/// support modules the repository already has as generated files (kept as they are).
 Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSpec& spec,
                                         MigrationModel& model, const fs::path& adapted,
-                                        emit::PatchWriter& patch,
+                                        emit::PatchWriter& patch, CsvWriter& changes,
                                         const std::function<void(const std::string&)>& progress) {
   EmitResult& result = model.emit;
   std::error_code ec;
@@ -144,6 +157,7 @@ Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSp
     const bool executable = (perms & fs::perms::owner_exec) != fs::perms::none;
     if (auto st = patch.add(written, added ? std::nullopt : original, a.text, executable); !st)
       return st.error();
+    listChanges(written, *original, a, changes);
     result.adapted.push_back({written, added ? "added" : "modified", a.edits_applied, a.todos_added});
     if (++done % 200 == 0) progress("emit: " + std::to_string(done) + " files adapted");
   }
@@ -300,7 +314,9 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   fs::create_directories(adapted, ec);
   if (ec) return makeError("cannot create " + adapted.string() + ": " + ec.message());
   emit::PatchWriter patch;
-  auto existing_generated = adaptTree(workspace, spec, model, adapted, patch, progress);
+  CsvWriter changes;
+  changes.row("file", "line", "kind", "rule", "before", "after");
+  auto existing_generated = adaptTree(workspace, spec, model, adapted, patch, changes, progress);
   if (!existing_generated) return existing_generated.error();
 
   // 3. The support modules, in the kit and at the root of the adapted tree.
@@ -316,6 +332,8 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
 
   if (auto st = writeText(out / "npu_migration.patch", patch.text()); !st) return st;
   result.files.push_back({"npu_migration.patch", "patch"});
+  if (auto st = writeText(out / "change_list.csv", changes.take()); !st) return st;
+  result.files.push_back({"change_list.csv", "table"});
   result.files.insert(result.files.end(), contributions.files.begin(), contributions.files.end());
   mergeManualWork(result.manual_work, contributions.manual_work);
   std::sort(result.fixed_findings.begin(), result.fixed_findings.end());

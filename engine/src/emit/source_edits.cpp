@@ -22,6 +22,8 @@ struct Operation {
   std::uint32_t end = 0;
   std::string text;
   bool insertion = false;
+  std::string rule;  ///< for the change list
+  const char* kind = "fix";
 };
 
 std::uint32_t lineStartOf(const std::string& text, std::uint32_t offset) {
@@ -124,7 +126,7 @@ std::vector<Operation> selectEdits(std::uint32_t size, const std::vector<const s
       const bool present = std::any_of(accepted.begin(), accepted.end(), [&](const Operation& op) {
         return op.start == e.start_byte && op.end == e.end_byte && op.text == e.replacement;
       });
-      if (!present) accepted.push_back({e.start_byte, e.end_byte, e.replacement, false});
+      if (!present) accepted.push_back({e.start_byte, e.end_byte, e.replacement, false, f.rule_id, "fix"});
     }
     result.fixed.push_back(i);
   }
@@ -225,7 +227,7 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
     if (!header.empty()) {
       std::uint32_t at = layout->import_offset;
       if (at == size && size > 0 && original.back() != '\n') header = newline + header;
-      inserts.push_back({at, at, header, true});
+      inserts.push_back({at, at, header, true, "", "import"});
     }
   }
 
@@ -235,7 +237,7 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
     std::vector<std::size_t> todo = result.manual;
     todo.insert(todo.end(), result.conflicting.begin(), result.conflicting.end());
     std::sort(todo.begin(), todo.end());
-    std::map<std::uint32_t, std::vector<std::string>> lines;  // line start -> comment lines
+    std::map<std::uint32_t, std::vector<Operation>> lines;  // line start -> comment lines
     std::map<std::uint32_t, std::vector<std::string>> rules_at;
     for (std::size_t i : todo) {
       const sdk::Finding& f = *findings[i];
@@ -249,19 +251,22 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
       const bool inside_edit = std::any_of(accepted.begin(), accepted.end(),
                                            [&](const Operation& op) { return op.start < at && at < op.end; });
       if (inside_edit) continue;
-      lines[at].push_back(indentationAt(original, at) + prefix + " " + kTodoMarker + f.rule_id +
-                          "): " + todoText(f) + newline);
+      lines[at].push_back({at, at,
+                           indentationAt(original, at) + prefix + " " + kTodoMarker + f.rule_id +
+                               "): " + todoText(f) + newline,
+                           true, f.rule_id, "todo"});
     }
-    for (auto& [at, text] : lines) {
-      std::string block;
-      for (const std::string& l : text) block += l;
-      result.todos_added += text.size();
-      inserts.push_back({at, at, block, true});
+    for (auto& [at, comments] : lines) {  // in order at one offset: applyOperations keeps it
+      result.todos_added += comments.size();
+      inserts.insert(inserts.end(), comments.begin(), comments.end());
     }
   }
 
   std::vector<Operation> ops = std::move(accepted);
   ops.insert(ops.end(), inserts.begin(), inserts.end());
+  for (const Operation& op : ops) result.changes.push_back({op.start, op.end, op.text, op.rule, op.kind});
+  std::stable_sort(result.changes.begin(), result.changes.end(),
+                   [](const Change& a, const Change& b) { return a.start < b.start; });
   result.text = applyOperations(original, std::move(ops));
   return result;
 }

@@ -14,6 +14,15 @@ namespace migrate::emit {
 /// The marker every TODO comment carries, followed by the rule id: "TODO(migrate-pipeline DEV-008)".
 inline constexpr const char* kTodoMarker = "TODO(migrate-pipeline ";
 
+/// One change the adaptation made to a file, as change_list.csv lists it.
+struct Change {
+  std::uint32_t start = 0;  ///< byte range in the original text (start == end: an insertion)
+  std::uint32_t end = 0;
+  std::string text;          ///< what replaces the range
+  std::string rule;          ///< the finding's rule id (fix, todo); empty for the adaptation imports
+  const char* kind = "fix";  ///< "fix" | "import" | "todo"
+};
+
 struct FileAdaptation {
   std::string text;
   std::size_t edits_applied = 0;   ///< distinct edits (identical ones from several findings count once)
@@ -26,6 +35,7 @@ struct FileAdaptation {
   std::size_t todos_added = 0;
   bool compat_import_added = false;
   bool ops_import_added = false;
+  std::vector<Change> changes;  ///< every change made, by start offset
 };
 
 /// Adapts `original`, the text of repository file `path`, for `findings` (all of that file).

@@ -1,6 +1,6 @@
 #include "fleet/fleet_tables.hpp"
 
-#include <csv.h>
+#include "csv/csv_writer.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -87,36 +87,6 @@ Json nullIfEmpty(const std::string& s) {
 std::string plural(std::int64_t n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
-
-// ---- CSV (RFC 4180): libcsv quotes, rows end in CRLF ----
-
-class CsvWriter {
- public:
-  void field(std::string_view value) {
-    if (!first_) out_ += ',';
-    first_ = false;
-    const bool quote = value.find_first_of(",\"\r\n") != std::string_view::npos ||
-                       (!value.empty() && (value.front() == ' ' || value.back() == ' '));
-    if (!quote) {
-      out_ += value;
-      return;
-    }
-    const std::size_t size = csv_write(nullptr, 0, value.data(), value.size());
-    std::string quoted(size, '\0');
-    csv_write(quoted.data(), quoted.size(), value.data(), value.size());
-    out_ += quoted;
-  }
-  void field(std::int64_t value) { field(std::to_string(value)); }
-  void endRow() {
-    out_ += "\r\n";
-    first_ = true;
-  }
-  std::string take() { return std::move(out_); }
-
- private:
-  std::string out_;
-  bool first_ = true;
-};
 
 // ---- aligned tables ----
 

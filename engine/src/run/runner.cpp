@@ -20,6 +20,7 @@
 #include "emit/emitter.hpp"
 #include "migrate/engine/findings_json.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "outputs/csv_tables.hpp"
 #include "outputs/run_outputs.hpp"
 #include "plan/planner.hpp"
 #include "plugin_host/crash_report.hpp"
@@ -54,12 +55,15 @@ std::shared_ptr<spdlog::logger> makeLogger(const fs::path& log_file, const RunOp
   return logger;
 }
 
-/// Writes findings.json with what the run has so far; false (logged) when it cannot be written.
+/// Writes findings.json and the CSV tables with what the run has so far; false (logged) when
+/// they cannot be written.
 bool persist(const MigrationModel& model, const fs::path& out, spdlog::logger& log) {
-  if (auto st = writeFindingsJson(model, out / "findings.json"); !st) {
-    log.error("{}", st.error().message);
-    return false;
-  }
+  for (const Status& st :
+       {writeFindingsJson(model, out / "findings.json"), outputs::writeCsvTables(model, out)})
+    if (!st) {
+      log.error("{}", st.error().message);
+      return false;
+    }
   return true;
 }
 
