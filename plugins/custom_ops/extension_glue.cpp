@@ -11,6 +11,7 @@
 // depends on other files is computed here once per run, and cached with the files it read.
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 #include <set>
@@ -146,7 +147,12 @@ std::vector<std::string> attributesOf(const PyFile& f, std::size_t from, std::si
   return out;
 }
 
-void parse(PyFile& f) {
+/// Reads the imports (and, with `blocks`, the top-level functions and the classes) of a file.
+void parse(PyFile& f, bool blocks) {
+  f.lines.clear();
+  f.imports.clear();
+  f.functions.clear();
+  f.classes.clear();
   const std::string code = codeOnly(f.text);
   std::size_t at = 0;
   while (at <= code.size()) {
@@ -198,7 +204,7 @@ void parse(PyFile& f) {
     const Line& l = f.lines[i];
     if (l.text.empty()) continue;
     const char c0 = l.text[0];
-    if (c0 != 'i' && c0 != 'f' && c0 != 'd' && c0 != 'a' && c0 != 'c') continue;
+    if (c0 != 'i' && c0 != 'f' && (!blocks || (c0 != 'd' && c0 != 'a' && c0 != 'c'))) continue;
     std::smatch m;
     if (startsWith(l.text, "import ") && std::regex_match(l.text, m, kImport)) {
       std::string list = m[1].str();
@@ -246,6 +252,40 @@ void parse(PyFile& f) {
       f.classes.push_back({m[1].str(), m[2].str(), i,
                            l.begin + l.indent + static_cast<std::size_t>(m.position(1)), bodyEnd(i)});
   }
+}
+
+/// A quick look at the raw text: could an import line of this file name a compiled extension
+/// (`import foo_cuda`, `from pkg import _C`)? No allocation per line; strings and comments are
+/// not told apart (a false yes only costs the full reading).
+bool mayImportExtension(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos) continue;
+    line = line.substr(first);
+    if (!startsWith(line, "import ") && !startsWith(line, "from ")) continue;
+    std::string module;
+    std::size_t i = 0;
+    while (i < line.size() && line[i] != '#') {
+      while (i < line.size() &&
+             !(std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '.'))
+        ++i;
+      std::size_t b = i;
+      while (i < line.size() &&
+             (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '.'))
+        ++i;
+      if (b == i) continue;
+      const std::string word(line.substr(b, i - b));
+      if (word == "import" || word == "from" || word == "as") continue;
+      if (module.empty()) module = word;
+      if (looksLikeExtensionModule(word) || looksLikeExtensionModule(module + "." + word)) return true;
+    }
+  }
+  return false;
 }
 
 /// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare.
@@ -433,9 +473,14 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
   }
   std::map<std::string, std::string> declared;
   for (const PyFile& f : files) declaredExtensions(f, declared);
-  for (PyFile& f : files) parse(f);
+  // Most repositories have no compiled extension: stop before reading the files closely.
+  bool candidate = !declared.empty();
+  for (std::size_t i = 0; i < files.size() && !candidate; ++i) candidate = mayImportExtension(files[i].text);
+  if (!candidate) return;
+  for (PyFile& f : files) parse(f, false);  // the imports first
   Glue glue(files, declared);
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
+  for (PyFile& f : files) parse(f, true);
   glue.propagate();
 
   for (const PyFile& f : files) {
