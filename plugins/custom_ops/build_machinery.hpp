@@ -1,6 +1,7 @@
 #pragma once
-/// CUDA library submodules in .gitmodules (OPS-037) and Dockerfile extension builds (OPS-039); the Python
-/// side of the build machinery is in PythonFile (build_machinery.cpp).
+/// CUDA library submodules in .gitmodules (OPS-037), Dockerfile extension builds (OPS-039) and the
+/// cross-file Python glue (extension_glue.cpp); the per-file Python side of the build machinery is
+/// in PythonFile (build_machinery.cpp).
 
 #include "common.hpp"
 
@@ -12,5 +13,11 @@ void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, 
 /// Reports the RUN steps of Dockerfiles that build the repository's CUDA extensions (setup.py
 /// install, pip install of a local directory) when a setup.py of the repository has a CUDAExtension.
 void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);
+
+/// Python glue that only facts across files reveal (extension_glue.cpp): imports of and calls into
+/// extension modules a build script declares (OPS-028, OPS-038), and autograd Functions reaching an
+/// extension through helpers of other modules of the repository (OPS-027).
+void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
+                          sdk::FindingSink& sink);
 
 }  // namespace custom_ops

@@ -61,6 +61,7 @@ class CustomOpsPlugin final : public Plugin {
     custom_ops::analyzeCMake(workspace, rules_, options_, sink);
     custom_ops::analyzeGitmodules(workspace, rules_, sink);
     custom_ops::analyzeDockerBuilds(workspace, rules_, sink);
+    custom_ops::analyzeExtensionGlue(workspace, rules_, options_, sink);
   }
 
   void emit(EmitContext& context) const override { custom_ops::emitCustomOps(context); }

@@ -25,7 +25,7 @@ using deps::Verdict;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/dependencies.yaml",       // DEP-001..008
-    "rules/build_environment.yaml",  // DEP-009..011
+    "rules/build_environment.yaml",  // DEP-009..011, DEP-024
     "rules/imports.yaml",            // DEP-012..023
 };
 
@@ -42,11 +42,12 @@ enum RuleIndex {
   kCudaIndex,
   kCudaImage,
   kCudaEnvironment,
+  kCudaModule,
   kRuleCount
 };
 constexpr const char* kRuleIds[kRuleCount] = {"DEP-001", "DEP-002", "DEP-003", "DEP-004",
                                               "DEP-005", "DEP-006", "DEP-007", "DEP-008",
-                                              "DEP-009", "DEP-010", "DEP-011"};
+                                              "DEP-009", "DEP-010", "DEP-011", "DEP-024"};
 
 /// CUDA settings of container images and what replaces them on an Ascend host.
 struct EnvironmentEntry {
@@ -225,6 +226,7 @@ class DepsPlugin final : public Plugin {
     for (const auto& x : m.indexes) reportIndex(x, texts, sink);
     for (const auto& img : m.images) reportImage(img, sink);
     for (const auto& env : m.environment) reportEnvironment(env, sink);
+    for (const auto& mod : m.toolkit_modules) reportToolkitModule(mod, sink);
     for (const auto& diag : m.diagnostics) sink.diagnose(diag);
   }
 
@@ -486,6 +488,20 @@ class DepsPlugin final : public Plugin {
         {"instruction", env.instruction}, {"source", "dockerfile"},
         {"verdict", "needs replacement"}, {"replacement", replacement}};
     reportFinding(kCudaEnvironment, env.file, env.range, env.name, std::move(vars), std::move(details), sink);
+  }
+
+  void reportToolkitModule(const deps::ToolkitModuleUse& mod, FindingSink& sink) const {
+    const std::string replacement =
+        "the cluster's CANN module, or `source /usr/local/Ascend/ascend-toolkit/set_env.sh`";
+    std::map<std::string, std::string> vars{
+        {"npu", replacement}, {"value", mod.name}, {"command", mod.command}};
+    std::map<std::string, std::string> details{{"module", mod.name},
+                                               {"command", mod.command},
+                                               {"source", "shell"},
+                                               {"cuda", deps::cudaTag(mod.name)},
+                                               {"verdict", "needs replacement"},
+                                               {"replacement", replacement}};
+    reportFinding(kCudaModule, mod.file, mod.range, mod.name, std::move(vars), std::move(details), sink);
   }
 
   const RuleInfo* rules_[kRuleCount] = {};

@@ -57,6 +57,14 @@ struct EnvironmentUse {
   std::string value;
 };
 
+/// A CUDA environment module loaded by a job script (`module load cuda/11.7`, `spack load cuda`).
+struct ToolkitModuleUse {
+  std::string file;
+  migrate::sdk::SourceRange range;  ///< the module name as written
+  std::string command;              ///< "module load", "ml", "spack load", ...
+  std::string name;                 ///< "cuda/11.7"
+};
+
 /// A file another file refers to (`-r`, `-c`, `file:`): read as a requirements file.
 struct IncludeRef {
   std::string from;  ///< the including file
@@ -72,6 +80,7 @@ struct Manifests {
   std::vector<IndexUse> indexes;
   std::vector<BaseImageUse> images;
   std::vector<EnvironmentUse> environment;
+  std::vector<ToolkitModuleUse> toolkit_modules;
   std::vector<IncludeRef> includes;
   std::vector<migrate::sdk::Diagnostic> diagnostics;
   /// Normalised names of the repository's own distributions (pyproject, setup.cfg, setup.py):
@@ -125,7 +134,7 @@ void readInstallCommands(const std::string& path, const LogicalLine& line, std::
 /// PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_TORCH_BACKEND, …: variables pip/uv read as an index option.
 bool isIndexVariable(const std::string& name);
 
-/// Shell scripts: pip/conda install commands.
+/// Shell scripts: pip/conda install commands, CUDA environment modules.
 void readShellScript(const std::string& path, std::string_view text, Manifests& out);
 
 /// setup.py, from the parsed module's facts: the strings of install_requires / setup_requires /

@@ -380,6 +380,38 @@ void readInstallCommands(const std::string& path, const LogicalLine& line, std::
   InstallScanner(path, line, index, source, variables, out).scan(begin);
 }
 
+/// `module load cuda/11.7`, `ml cuda`, `module swap gcc cuda/12.1`, `spack load cuda@12`: the
+/// job script sets up the CUDA toolkit (CANN's set_env.sh on an Ascend cluster).
+void readToolkitModules(const std::string& path, const LogicalLine& line, std::size_t begin,
+                        const migrate::sdk::LineIndex& index, Manifests& out) {
+  static const std::regex cuda_module(
+      R"((?:^|/)(cuda|cudatoolkit|cuda-toolkit|cudnn|nccl|nvhpc|nvidia-hpc-sdk)(?:$|[/@\-]))",
+      std::regex::icase);
+  const std::vector<Word> words = shellWords(line.text, begin);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i].op) continue;
+    std::size_t args = 0;
+    std::string command;
+    if ((words[i].value == "module" || words[i].value == "spack") && i + 1 < words.size() &&
+        (words[i + 1].value == "load" || words[i + 1].value == "add" || words[i + 1].value == "swap" ||
+         words[i + 1].value == "switch")) {
+      command = words[i].value + " " + words[i + 1].value;
+      args = i + 2;
+    } else if (words[i].value == "ml" && (i == 0 || words[i - 1].op)) {
+      command = "ml";
+      args = i + 1;
+    } else {
+      continue;
+    }
+    for (std::size_t j = args; j < words.size() && !words[j].op; ++j) {
+      const std::string& w = words[j].value;
+      if (w.empty() || w[0] == '-' || !std::regex_search(w, cuda_module)) continue;
+      out.toolkit_modules.push_back({path, line.range(index, words[j].begin, words[j].end), command, w});
+    }
+    i = args;
+  }
+}
+
 void readShellScript(const std::string& path, std::string_view text, Manifests& out) {
   const migrate::sdk::LineIndex index(text);
   // Simple assignments (`NAME=value`, `export NAME=value`), substituted in later install commands.
@@ -401,6 +433,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
                                v, m[1].str(), "shell"});
       continue;
     }
+    readToolkitModules(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos) continue;
     readInstallCommands(path, ll, first, index, "shell", variables, out);
   }

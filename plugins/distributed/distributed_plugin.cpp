@@ -19,6 +19,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/parallel.yaml",     // DIST-012..018
     "rules/collectives.yaml",  // DIST-019..023
     "rules/device_mesh.yaml",  // DIST-024..025
+    "rules/apex_nccl.yaml",    // DIST-027..029
 };
 
 class DistributedPlugin final : public Plugin {

@@ -172,6 +172,27 @@ bool hasSplat(const Module& module, const CallFact& call, bool keyword_splat) {
   return std::regex_search(text, keyword_splat ? kKeywordSplat : kPositionalSplat);
 }
 
+/// The `backend=` argument of the `dict(...)` call assigned to the name splatted into `call`
+/// (`kw = dict(backend=b, ...)`, then `init_process_group(**kw)`) in the same scope; nullptr when
+/// there is none.
+const ArgumentFact* splatBackend(const Module& module, const CallFact& call) {
+  static const std::regex kSplatName(R"(\*\*\s*([A-Za-z_]\w*)\s*[,)])");
+  const std::string text(module.text(call.range));
+  std::smatch m;
+  if (!std::regex_search(text, m, kSplatName)) return nullptr;
+  const std::string name = m[1].str();
+  const DefinitionFact* scope = enclosingFunction(module, call.range.start_byte);
+  const ArgumentFact* found = nullptr;
+  for (const CallFact& c : module.calls()) {
+    if (c.assigned_to != name || c.callee_written != "dict" || c.range.start_byte > call.range.start_byte)
+      continue;
+    if (enclosingFunction(module, c.range.start_byte) != scope) continue;
+    for (const ArgumentFact& a : c.args)
+      if (a.keyword == "backend") found = &a;
+  }
+  return found;
+}
+
 void reportVariable(const Module& module, const CallFact& call, const SourceRange& range,
                     const std::string& expr, const std::string& reason, const RuleTable& rules,
                     FindingSink& sink) {
@@ -192,6 +213,13 @@ void checkInitProcessGroup(const Module& module, const RuleTable& rules, Finding
       if (a.keyword == "backend" || a.index == 0) backend = &a;
     if (backend == nullptr || backend->kind == ValueKind::None) {
       if (backend == nullptr && hasSplat(module, call, true)) {
+        // `init_process_group(**pg_kwargs)` with `pg_kwargs = dict(backend=…)` in this scope: the
+        // backend is that keyword's value, traced like a direct argument.
+        if (const ArgumentFact* inner = splatBackend(module, call)) {
+          if (inner->kind == ValueKind::String || BackendTracer(module, call).traced(*inner)) continue;
+          reportVariable(module, call, inner->range, compact(inner->text), "untraced", rules, sink);
+          continue;
+        }
         reportVariable(module, call, call.range, "**kwargs", "keyword-splat", rules, sink);
       } else if (backend == nullptr && hasSplat(module, call, false)) {
         reportVariable(module, call, call.range, "*args", "positional-splat", rules, sink);

@@ -1,4 +1,5 @@
 // PREC-011: autocast regions and the dtype they run in; isAutocast.
+// PREC-020: the autocast state queried or set without a device type (CUDA autocast only).
 
 #include <string>
 #include <string_view>
@@ -74,6 +75,35 @@ void autocastRegions(const FileView& v, const Rules& rules, FindingSink& sink) {
                             ref.resolved, {{"note", note}, {"value", shown}});
     f.details["dtype"] = dtype;
     f.details["device_type"] = device.empty() ? "<missing>" : device;
+    sink.report(std::move(f));
+  }
+}
+
+}  // namespace precision
+
+namespace precision {
+
+void autocastQueries(const FileView& v, const Rules& rules, FindingSink& sink) {
+  const auto& calls = v.module().calls();
+  for (const ReferenceFact& ref : v.module().references()) {
+    if (ref.call < 0) continue;
+    const bool query = ref.resolved == "torch.is_autocast_enabled";
+    const bool setter = ref.resolved == "torch.set_autocast_enabled";
+    if (!query && !setter) continue;
+    const CallFact& c = calls[static_cast<std::size_t>(ref.call)];
+    // The device-type forms: is_autocast_enabled("npu"), set_autocast_enabled("npu", True).
+    bool has_device = false;
+    std::size_t positional = 0;
+    for (const ArgumentFact& a : c.args) {
+      if (a.keyword == "device_type") has_device = true;
+      if (a.index >= 0) ++positional;
+    }
+    if (has_device || (query && !c.args.empty()) || (setter && positional != 1)) continue;
+    const std::string npu =
+        query ? "torch.is_autocast_enabled(\"npu\")" : "torch.set_autocast_enabled(\"npu\", flag)";
+    Finding f = findingFrom(rule(rules, "PREC-020"), std::string(v.module().path()), ref.range, ref.written,
+                            ref.resolved, {{"npu", npu}});
+    f.details["device_type"] = "none (CUDA)";
     sink.report(std::move(f));
   }
 }

@@ -33,6 +33,8 @@ void numpyFloat64(const FileView& v, const Rules& rules, migrate::sdk::FindingSi
 void complexRope(const FileView& v, const Rules& rules, migrate::sdk::FindingSink& sink);
 // PREC-011: autocast regions and the dtype they run in.
 void autocastRegions(const FileView& v, const Rules& rules, migrate::sdk::FindingSink& sink);
+// PREC-020: torch.is_autocast_enabled() / set_autocast_enabled(flag) without a device type (CUDA only).
+void autocastQueries(const FileView& v, const Rules& rules, migrate::sdk::FindingSink& sink);
 // PREC-014: .float() / .to(torch.float32) inside a norm layer; one finding per function.
 void normUpcasts(const FileView& v, const Rules& rules, migrate::sdk::FindingSink& sink);
 // PREC-015: assert statements (and unittest assertEqual/assertIn/...) on a floating-point dtype.

@@ -24,7 +24,7 @@ using namespace precision;
 constexpr const char* kRuleFiles[] = {
     "rules/float64.yaml",          // PREC-001..005
     "rules/half_precision.yaml",   // PREC-006..010
-    "rules/mixed_precision.yaml",  // PREC-011..013
+    "rules/mixed_precision.yaml",  // PREC-011..013, PREC-018..020
     "rules/numerics.yaml",         // PREC-014..017
 };
 
@@ -47,7 +47,7 @@ class PrecisionPlugin final : public Plugin {
 
   void configure(const PluginContext& context) override {
     for (const char* id : {"PREC-001", "PREC-002", "PREC-004", "PREC-005", "PREC-006", "PREC-010", "PREC-011",
-                           "PREC-014", "PREC-015"})
+                           "PREC-014", "PREC-015", "PREC-020"})
       rules_[id] = &context.requireRule(id);
   }
 
@@ -60,6 +60,7 @@ class PrecisionPlugin final : public Plugin {
     numpyFloat64(view, rules_, sink);
     complexRope(view, rules_, sink);
     autocastRegions(view, rules_, sink);
+    autocastQueries(view, rules_, sink);
     normUpcasts(view, rules_, sink);
     dtypeAsserts(view, rules_, sink);
   }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "parse/python_parser.hpp"
@@ -130,6 +131,76 @@ TEST(RuleSet, TheProjectsOwnPackagesAreNotLibraryUses) {
   auto user = parse::parsePython("train.py", "from mamba_ssm.ops import f\n");
   set.match(**user, sink);
   EXPECT_EQ(sink.findings.size(), 1u) << "without the package in the repository it is a library";
+}
+
+}  // namespace
+}  // namespace migrate::rules
+
+namespace migrate::rules {
+namespace {
+
+TEST(RuleSet, OwnRepositoryRulesAlsoMatchInsideTheLibrary) {
+  auto rules = loadRules(rule("      api: [apex.amp.initialize]\n      own_repository: true\n") +
+                             "  - id: T-2\n"
+                             "    message: \"{api}\"\n"
+                             "    confidence: high\n"
+                             "    difficulty: low\n"
+                             "    effort_days: 0.1\n"
+                             "    match:\n"
+                             "      import: [apex.amp]\n"
+                             "      own_repository: true\n"
+                             "  - id: T-3\n"
+                             "    message: \"{api}\"\n"
+                             "    confidence: high\n"
+                             "    difficulty: low\n"
+                             "    effort_days: 0.1\n"
+                             "    match:\n"
+                             "      import: [apex]\n",
+                         "f", "device");
+  ASSERT_TRUE(rules.ok()) << rules.error().message;
+  RuleSet set(std::move(rules.value()));
+  const std::unordered_set<std::string> roots{"apex"};
+  auto m = parse::parsePython("examples/train.py", "from apex import amp\nm, o = amp.initialize(m, o)\n");
+  ASSERT_TRUE(m.ok());
+  (*m)->setProjectRoots(&roots);
+  Sink sink;
+  set.match(**m, sink);
+  std::vector<std::string> ids;
+  for (const auto& f : sink.findings) ids.push_back(f.rule_id + "@" + std::to_string(f.range.line));
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<std::string>{"T-1@2", "T-2@1"})) << "T-3 (no own_repository) stays silent";
+  auto loader_error = loadRules(rule("      method: [cuda]\n      own_repository: true\n"), "f", "device");
+  EXPECT_FALSE(loader_error.ok()) << "own_repository belongs to api and import matches only";
+}
+
+TEST(RuleSet, NotBesideSkipsPlatformLabels) {
+  auto rules = loadRules(rule("      string:\n"
+                              "        regex: '^cuda$'\n"
+                              "        where: [{compare: true}, {assign_to: '(?i)device'}]\n"
+                              "        not_beside: '^npu$'\n"),
+                         "f", "device");
+  ASSERT_TRUE(rules.ok()) << rules.error().message;
+  RuleSet set(std::move(rules.value()));
+  auto m = parse::parsePython("a.py",
+                              "if npu_ok:\n"                    // 1
+                              "    DEVICE = 'npu'\n"            // 2
+                              "elif cuda_ok:\n"                 // 3
+                              "    DEVICE = 'cuda'\n"           // 4  label: an npu branch beside it
+                              "if kind == 'cuda':\n"            // 5  label: the next if tests npu
+                              "    pass\n"                      // 6
+                              "if kind == 'npu':\n"             // 7
+                              "    pass\n"                      // 8
+                              "ok = kind in ['cuda', 'npu']\n"  // 9  label: a list entry beside npu
+                              "def pick():\n"                   // 10
+                              "    if cuda_ok:\n"               // 11
+                              "        device = 'cuda'\n"       // 12 a use: no npu alternative
+                              "    return device\n"             // 13
+                              "x = 'npu'\n");                   // 14 not an alternative of line 12
+  ASSERT_TRUE(m.ok());
+  Sink sink;
+  set.match(**m, sink);
+  ASSERT_EQ(sink.findings.size(), 1u);
+  EXPECT_EQ(sink.findings[0].range.line, 12u);
 }
 
 }  // namespace

@@ -64,6 +64,9 @@ struct Rule {
   std::vector<ApiEntry> apis;
   bool calls_only = false;
   Role role = Role::Any;
+  /// api / import: also match inside the repository that is itself the named library (its
+  /// examples and wrappers use the API as its users do).
+  bool own_repository = false;
   std::vector<sdk::ResultUse> result_use;
   std::vector<std::string> result_attributes;
   // import / method / attribute / keyword: the names looked up
@@ -75,6 +78,10 @@ struct Rule {
   std::optional<Pattern> string_regex;
   std::optional<bool> fstring;
   std::vector<StringPosition> where;
+  /// A platform label, not a device use: skip a match when another entry of the enclosing
+  /// list/dict/tuple display, or another branch of the enclosing if/elif chain, holds a string
+  /// literal matching this (e.g. "cuda" beside "npu").
+  std::optional<Pattern> not_beside;
 
   Fix fix = Fix::None;
   std::string fix_from;

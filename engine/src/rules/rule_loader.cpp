@@ -37,7 +37,8 @@ sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
 }
 
 void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
-  r.checkKeys(m, {"api", "calls_only", "role", "result_use", "result_attributes"}, "an api match");
+  r.checkKeys(m, {"api", "calls_only", "role", "result_use", "result_attributes", "own_repository"},
+              "an api match");
   const YAML::Node list = m["api"];
   if (!list.IsSequence() || list.size() == 0)
     r.fail(list, "match.api must be a non-empty list of qualified names");
@@ -61,6 +62,7 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
     rule.apis.push_back(std::move(e));
   }
   if (m["calls_only"]) rule.calls_only = r.boolean(m["calls_only"], "calls_only");
+  if (m["own_repository"]) rule.own_repository = r.boolean(m["own_repository"], "own_repository");
   if (m["role"]) {
     const std::string role = r.choice(m["role"], {"any", "decorator", "base_class"}, "role");
     rule.role = role == "decorator"    ? Rule::Role::Decorator
@@ -146,9 +148,10 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
     rule.kind = Rule::Kind::Api;
     readApi(r, m, rule);
   } else if (m["import"]) {
-    r.checkKeys(m, {"import"}, "an import match");
+    r.checkKeys(m, {"import", "own_repository"}, "an import match");
     rule.kind = Rule::Kind::Import;
     rule.names = r.stringList(m["import"], "import");
+    if (m["own_repository"]) rule.own_repository = r.boolean(m["own_repository"], "own_repository");
   } else if (m["method"]) {
     r.checkKeys(m, {"method", "args"}, "a method match");
     rule.kind = Rule::Kind::Method;
@@ -184,10 +187,11 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
     r.checkKeys(m, {"string"}, "a string match");
     rule.kind = Rule::Kind::String;
     const YAML::Node s = m["string"];
-    r.checkKeys(s, {"regex", "fstring", "where"}, "match.string");
+    r.checkKeys(s, {"regex", "fstring", "where", "not_beside"}, "match.string");
     r.requireKeys(s, {"regex"}, "match.string");
     rule.string_regex = pattern(r, s["regex"], "string.regex");
     if (s["fstring"]) rule.fstring = r.boolean(s["fstring"], "string.fstring");
+    if (s["not_beside"]) rule.not_beside = pattern(r, s["not_beside"], "string.not_beside");
     if (const YAML::Node w = s["where"]) {
       if (!w.IsSequence()) r.fail(w, "string.where must be a list of positions");
       for (const auto& p : w) rule.where.push_back(readPosition(r, p));

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 namespace migrate::rules {
@@ -81,9 +83,11 @@ RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
     switch (r.kind) {
       case Rule::Kind::Api:
         for (const ApiEntry& e : r.apis) (e.prefix ? api_prefix_ : api_exact_)[e.name].push_back({&r, &e});
+        own_repository_api_ = own_repository_api_ || r.own_repository;
         break;
       case Rule::Kind::Import:
         for (const auto& n : r.names) imports_[n].push_back(&r);
+        own_repository_import_ = own_repository_import_ || r.own_repository;
         break;
       case Rule::Kind::Method:
         for (const auto& n : r.names) methods_[n].push_back(&r);
@@ -114,7 +118,10 @@ void RuleSet::match(const sdk::Module& module, sdk::FindingSink& sink) const {
 void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink) const {
   const auto& calls = module.calls();
   for (const sdk::ReferenceFact& ref : module.references()) {
-    if (ref.resolved.empty() || module.isProjectModule(ref.resolved)) continue;
+    if (ref.resolved.empty()) continue;
+    // The project's own names match only rules that ask for it (own_repository).
+    const bool own = module.isProjectModule(ref.resolved);
+    if (own && !own_repository_api_) continue;
     const std::vector<ApiHit>* hits = nullptr;
     if (auto it = api_exact_.find(ref.resolved); it != api_exact_.end()) {
       hits = &it->second;
@@ -132,6 +139,7 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
     const sdk::CallFact* call = ref.call >= 0 ? &calls[static_cast<std::size_t>(ref.call)] : nullptr;
     for (const ApiHit& hit : *hits) {
       const Rule& rule = *hit.rule;
+      if (own && !rule.own_repository) continue;
       if (rule.calls_only && !call) continue;
       if (rule.role == Rule::Role::Decorator && ref.role != sdk::ReferenceFact::Role::Decorator) continue;
       if (rule.role == Rule::Role::BaseClass && ref.role != sdk::ReferenceFact::Role::BaseClass) continue;
@@ -180,7 +188,9 @@ void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) co
   for (const sdk::ImportFact& imp : module.imports()) {
     // `import a.b` imports a.b; `from a import b` imports a.b (or module a with name b).
     std::string name = imp.star || imp.name.empty() ? imp.module : imp.target;
-    if (imp.level > 0 || module.isProjectModule(name)) continue;  // the project's own modules
+    if (imp.level > 0) continue;                    // relative: the project's own structure
+    const bool own = module.isProjectModule(name);  // matched only by own_repository rules
+    if (own && !own_repository_import_) continue;
     std::vector<const Rule*> matched;
     for (std::string prefix = name;;) {
       if (auto it = imports_.find(prefix); it != imports_.end())
@@ -191,6 +201,7 @@ void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) co
       prefix.resize(dot);
     }
     for (const Rule* rule : matched) {
+      if (own && !rule->own_repository) continue;
       // One finding per statement and rule: `from m import a, b` is one place to change.
       const auto key = std::make_pair(rule, imp.range.start_byte);
       if (std::find(reported.begin(), reported.end(), key) != reported.end()) continue;
@@ -284,12 +295,172 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
   return false;
 }
 
+/// Where a string literal stands among alternatives: the other entries of its list/dict/tuple
+/// display and the other branches of its if/elif chain (`not_beside`). Read from the source text
+/// once per file, and only for files where a `not_beside` rule matched a string.
+class PlatformAlternatives {
+ public:
+  explicit PlatformAlternatives(const sdk::Module& module) : module_(module), src_(module.source()) {
+    displays();
+  }
+
+  /// True when an alternative of `str` holds a string literal matching `pattern`.
+  bool beside(const sdk::StringFact& str, const Pattern& pattern) const {
+    // The innermost display around the literal.
+    const std::pair<std::uint32_t, std::uint32_t>* inner = nullptr;
+    for (const auto& d : displays_)
+      if (d.first < str.range.start_byte && str.range.end_byte <= d.second &&
+          (!inner || d.first > inner->first))
+        inner = &d;
+    if (inner && holds(inner->first, inner->second, str, pattern)) return true;
+    const auto chain = ifChain(str.range.start_byte);
+    return chain && holds(chain->first, chain->second, str, pattern);
+  }
+
+ private:
+  bool holds(std::uint32_t begin, std::uint32_t end, const sdk::StringFact& self,
+             const Pattern& pattern) const {
+    for (const sdk::StringFact& s : module_.strings()) {
+      if (&s == &self || s.range.start_byte < begin || s.range.end_byte > end) continue;
+      if (s.context == sdk::StringContext::Docstring || s.context == sdk::StringContext::Message) continue;
+      if (pattern.search(s.value)) return true;
+    }
+    return false;
+  }
+
+  static bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+  /// Bracket pairs that are displays: `[`/`{`/`(` not directly after a name, call or subscript.
+  void displays() {
+    std::vector<std::pair<std::uint32_t, bool>> open;
+    char before = '\n';  // last significant character
+    for (std::size_t i = 0; i < src_.size(); ++i) {
+      const char c = src_[i];
+      if (c == '#') {
+        while (i < src_.size() && src_[i] != '\n') ++i;
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        const bool triple = i + 2 < src_.size() && src_[i + 1] == c && src_[i + 2] == c;
+        std::size_t j = i + (triple ? 3 : 1);
+        while (j < src_.size()) {
+          if (src_[j] == '\\') {
+            j += 2;
+            continue;
+          }
+          if (src_[j] == c && (!triple || (j + 2 < src_.size() && src_[j + 1] == c && src_[j + 2] == c)))
+            break;
+          if (!triple && src_[j] == '\n') break;
+          ++j;
+        }
+        i = std::min(src_.size(), j + (triple ? 3 : 1)) - 1;
+        before = c;
+        continue;
+      }
+      if (c == '(' || c == '[' || c == '{') {
+        // After a name, a call or a subscript the bracket calls or subscripts; after a keyword
+        // (`in [...]`, `return (...)`) it opens a display.
+        const bool after_value = (identChar(before) && !keywordBefore(i)) || before == ')' || before == ']' ||
+                                 before == '"' || before == '\'';
+        const bool display = c == '{' || !after_value;
+        open.emplace_back(static_cast<std::uint32_t>(i), display);
+      } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
+        if (open.back().second) displays_.emplace_back(open.back().first, static_cast<std::uint32_t>(i + 1));
+        open.pop_back();
+      }
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\\') before = c;
+    }
+  }
+
+  /// True when the word that ends right before `at` (spaces skipped) is a Python keyword.
+  bool keywordBefore(std::size_t at) const {
+    std::size_t e = at;
+    while (e > 0 && (src_[e - 1] == ' ' || src_[e - 1] == '\t')) --e;
+    std::size_t b = e;
+    while (b > 0 && identChar(src_[b - 1])) --b;
+    static const std::set<std::string_view> kKeywords = {"in",    "not",    "and",  "or",     "is",
+                                                         "if",    "else",   "elif", "return", "yield",
+                                                         "await", "assert", "for",  "while",  "lambda"};
+    return kKeywords.count(src_.substr(b, e - b)) > 0;
+  }
+
+  struct Line {
+    std::size_t begin, end;  // [begin, end) without the newline
+    std::size_t indent;
+    std::string_view text;  // stripped of the indentation
+  };
+
+  Line lineAt(std::size_t begin) const {
+    std::size_t end = src_.find('\n', begin);
+    if (end == std::string_view::npos) end = src_.size();
+    std::size_t i = begin;
+    while (i < end && (src_[i] == ' ' || src_[i] == '\t')) ++i;
+    return {begin, end, i - begin, src_.substr(i, end - i)};
+  }
+  static bool blank(const Line& l) { return l.text.empty() || l.text[0] == '#' || l.text[0] == '\r'; }
+  static bool startsWord(std::string_view t, std::string_view w) {
+    return t.substr(0, w.size()) == w && (t.size() == w.size() || !identChar(t[w.size()]));
+  }
+  static bool branchHeader(const Line& l) {
+    return startsWord(l.text, "if") || startsWord(l.text, "elif") || startsWord(l.text, "else");
+  }
+  /// Start of the line before the one starting at `begin`; npos before the first line.
+  std::size_t previous(std::size_t begin) const {
+    if (begin == 0) return std::string_view::npos;
+    const auto nl = begin >= 2 ? src_.rfind('\n', begin - 2) : std::string_view::npos;
+    return nl == std::string_view::npos ? 0 : nl + 1;
+  }
+
+  /// The byte range of the if/elif/else chain (consecutive `if`s at one indentation included)
+  /// whose header or branch body holds `offset` directly.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> ifChain(std::uint32_t offset) const {
+    const auto nl = offset == 0 ? std::string_view::npos : src_.rfind('\n', offset - 1);
+    Line at = lineAt(nl == std::string_view::npos ? 0 : nl + 1);
+    Line header = at;
+    if (!branchHeader(at)) {
+      bool found = false;
+      for (auto b = previous(at.begin); b != std::string_view::npos; b = previous(b)) {
+        const Line l = lineAt(b);
+        if (blank(l) || l.indent >= at.indent) continue;
+        found = branchHeader(l);
+        header = l;
+        break;
+      }
+      if (!found) return std::nullopt;
+    }
+    const std::size_t indent = header.indent;
+    std::size_t first = header.begin;
+    for (auto b = previous(header.begin); b != std::string_view::npos; b = previous(b)) {
+      const Line l = lineAt(b);
+      if (!blank(l) && l.indent < indent) break;
+      if (!blank(l) && l.indent == indent) {
+        if (!branchHeader(l)) break;
+        first = l.begin;
+      }
+    }
+    std::size_t last = header.end;
+    for (std::size_t b = header.end + 1; b < src_.size();) {
+      const Line l = lineAt(b);
+      if (!blank(l) && l.indent < indent) break;
+      if (!blank(l) && l.indent == indent && !branchHeader(l)) break;
+      last = l.end;
+      b = l.end + 1;
+    }
+    return std::make_pair(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last));
+  }
+
+  const sdk::Module& module_;
+  std::string_view src_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> displays_;
+};
+
 }  // namespace
 
 void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) const {
   // The same literal ("cuda", "cpu", …) recurs many times in a file: each rule's regex runs once
   // per distinct value. 0 = not yet evaluated, 1 = no match, 2 = match.
   std::unordered_map<std::string_view, std::vector<unsigned char>> memo;
+  std::optional<PlatformAlternatives> platforms;  // built on the first not_beside candidate
   for (const sdk::StringFact& str : module.strings()) {
     if (str.context == sdk::StringContext::Docstring) continue;
     std::vector<unsigned char>* known = nullptr;
@@ -308,6 +479,10 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
       }
       if ((*known)[i] == 0) (*known)[i] = rule->string_regex->search(str.value) ? 2 : 1;
       if ((*known)[i] != 2) continue;
+      if (rule->not_beside) {
+        if (!platforms) platforms.emplace(module);
+        if (platforms->beside(str, *rule->not_beside)) continue;
+      }
       Subject s{std::string(module.text(str.range)), {}, str.value, nullptr};
       Finding f = makeFinding(*rule, module, str.range, s);
       if (rule->fix == Rule::Fix::Rename) renameEdit(module, str.range, *rule, false, f);

@@ -46,6 +46,8 @@ class RuleSet {
   NameMap attributes_;
   NameMap keywords_;
   std::vector<const Rule*> strings_;
+  bool own_repository_api_ = false;     ///< some api rule matches the project's own names
+  bool own_repository_import_ = false;  ///< some import rule matches the project's own modules
 };
 
 }  // namespace migrate::rules
