@@ -385,8 +385,11 @@ def merged(base, change):
 
 
 def run(cli, args, cwd):
-    p = subprocess.run([cli] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=120)
+    try:
+        p = subprocess.run([cli] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return -1, "", f"cannot run {cli}: {e}"
     return p.returncode, p.stdout, p.stderr.strip()
 
 
