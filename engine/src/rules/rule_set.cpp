@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -365,8 +366,9 @@ class PlatformAlternatives {
         const bool display = c == '{' || !after_value;
         open.emplace_back(static_cast<std::uint32_t>(i), display);
       } else if ((c == ')' || c == ']' || c == '}') && !open.empty()) {
-        if (open.back().second) displays_.emplace_back(open.back().first, static_cast<std::uint32_t>(i + 1));
+        const auto [start, display] = open.back();
         open.pop_back();
+        if (display) displays_.emplace_back(start, static_cast<std::uint32_t>(i + 1));
       }
       if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\\') before = c;
     }
@@ -460,7 +462,7 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
   // The same literal ("cuda", "cpu", …) recurs many times in a file: each rule's regex runs once
   // per distinct value. 0 = not yet evaluated, 1 = no match, 2 = match.
   std::unordered_map<std::string_view, std::vector<unsigned char>> memo;
-  std::optional<PlatformAlternatives> platforms;  // built on the first not_beside candidate
+  std::unique_ptr<PlatformAlternatives> platforms;  // built on the first not_beside candidate
   for (const sdk::StringFact& str : module.strings()) {
     if (str.context == sdk::StringContext::Docstring) continue;
     std::vector<unsigned char>* known = nullptr;
@@ -480,7 +482,7 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
       if ((*known)[i] == 0) (*known)[i] = rule->string_regex->search(str.value) ? 2 : 1;
       if ((*known)[i] != 2) continue;
       if (rule->not_beside) {
-        if (!platforms) platforms.emplace(module);
+        if (!platforms) platforms = std::make_unique<PlatformAlternatives>(module);
         if (platforms->beside(str, *rule->not_beside)) continue;
       }
       Subject s{std::string(module.text(str.range)), {}, str.value, nullptr};
