@@ -104,14 +104,14 @@ TEST_F(EmitKit, TheChangeListHasEveryEditImportAndTodoOfTheAdaptedFiles) {
       ++compat_imports;
   }
   // kind → rows, and one DEV-001 fix as written (Python's csv module reads the table).
-  const auto r =
-      run("/usr/bin/python3 -c " +
-          quote("import collections, csv, json, sys\n"
-                "rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))\n"
-                "kinds = collections.Counter(r['kind'] for r in rows)\n"
-                "fix = [r for r in rows if r['rule'] == 'DEV-001' and r['before'] == 'torch.cuda.is_available']\n"
-                "print(json.dumps({'kinds': kinds, 'fix': fix[:1]}))") +
-          " " + quote((out() / "change_list.csv").string()));
+  const auto r = run(
+      "/usr/bin/python3 -c " +
+      quote("import collections, csv, json, sys\n"
+            "rows = list(csv.DictReader(open(sys.argv[1], newline='', encoding='utf-8')))\n"
+            "kinds = collections.Counter(r['kind'] for r in rows)\n"
+            "fix = [r for r in rows if r['rule'] == 'DEV-001' and r['before'] == 'torch.cuda.is_available']\n"
+            "print(json.dumps({'kinds': kinds, 'fix': fix[:1]}))") +
+      " " + quote((out() / "change_list.csv").string()));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const json table = json::parse(r.output);
   EXPECT_EQ(table["kinds"]["fix"], m["summary"]["edits_applied"]);

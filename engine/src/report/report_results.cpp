@@ -18,6 +18,8 @@ std::string functionOf(const EmittedFile& f, const MigrationModel& m) {
        "Device detection and compatibility layer: torch.npu when torch_npu is there, a CPU "
        "fallback otherwise"},
       {"npu_migration.patch", "The adaptation as a patch against the original repository (`git apply`)"},
+      {"change_list.csv",
+       "Every change made to the repository's files: line, rule, text before and after (CSV)"},
       {"requirements-npu.txt",
        "Dependencies for Ascend: torch with its paired torch_npu, replacements of "
        "NVIDIA-only packages"},
