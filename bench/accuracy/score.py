@@ -224,6 +224,8 @@ def main() -> int:
     if not args.findings_dir:
         if not (shutil.which(args.cli) or os.access(args.cli, os.X_OK)):
             fail(f"no executable migrate-pipeline at {args.cli} (use --cli PATH)")
+        if os.sep in args.cli:  # the tool runs in other directories: a relative path would not hold
+            args.cli = os.path.abspath(args.cli)
         if not Path(args.pipeline).is_file():
             fail(f"pipeline {args.pipeline} not found (use --pipeline PATH)")
 
