@@ -11,7 +11,9 @@ migrate::sdk::TemplateData sampleData() {
   d.set("x", "text").set("y", "a\nb").setFlag("f").setFlag("n", false).setEmptyList("e");
   for (int i = 0; i < 2; ++i) {
     auto& item = d.addItem("l");
-    item.set("x", "item" + std::to_string(i)).setFlag("last", i == 1);
+    // Each item has its own empty `l`: nested {{#l}} sections stop there instead of iterating the
+    // outer list again, whose cost doubles per level (mustache's lookup, not a bug).
+    item.set("x", "item" + std::to_string(i)).setFlag("last", i == 1).setEmptyList("l");
     item.addItem("m").set("y", "inner");
   }
   return d;
