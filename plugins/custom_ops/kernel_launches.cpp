@@ -2,8 +2,8 @@
 // them, and the report of kernels with their launch sites (OPS-001, OPS-002).
 
 #include <algorithm>
+#include <cctype>
 #include <map>
-#include <regex>
 #include <string>
 
 #include "file_scanner.hpp"
@@ -14,6 +14,40 @@ namespace custom_ops::native {
 namespace {
 
 constexpr const char* kKernel = "OPS-001";
+
+bool isWordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool isSpaceChar(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/// `s` with each `…_cast<…>` replaced by a space (as the regex `\w+_cast\s*<[^>]*>` did).
+std::string withoutCasts(std::string_view s) {
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    if (!isWordChar(s[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    while (e < s.size() && isWordChar(s[e])) ++e;
+    if (e - i > 5 && s.substr(e - 5, 5) == "_cast") {
+      std::size_t k = e;
+      while (k < s.size() && isSpaceChar(s[k])) ++k;
+      const std::size_t close = k < s.size() && s[k] == '<' ? s.find('>', k + 1) : std::string_view::npos;
+      if (close != std::string_view::npos) {
+        out.append(s.substr(copied, i - copied)).append(" ");
+        copied = i = close + 1;
+        continue;
+      }
+    }
+    i = e;
+  }
+  return out.append(s.substr(copied));
+}
 constexpr const char* kLaunch = "OPS-002";
 
 bool isLaunchApi(std::string_view s) {
@@ -71,12 +105,21 @@ void FileScanner::onCall(TSNode n) {
     if (!ts_node_is_null(args) && ts_node_named_child_count(args) > index) {
       // `(void*)&ns::kernel<T>`, `reinterpret_cast<void*>(kernel)`: drop casts and template
       // arguments, then the last identifier is the kernel.
-      static const std::regex kCast(R"(\w+_cast\s*<[^>]*>)");
-      std::string a = std::regex_replace(std::string(text(ts_node_named_child(args, index))), kCast, " ");
+      // Loops, not std::regex, whose matcher recursed once per character and overflowed the
+      // stack on a long argument.
+      std::string a = withoutCasts(text(ts_node_named_child(args, index)));
       a = a.substr(0, a.find('<'));
-      static const std::regex kIdent(R"([A-Za-z_]\w*)");
-      for (auto it = std::sregex_iterator(a.begin(), a.end(), kIdent); it != std::sregex_iterator(); ++it)
-        if (it->str() != "void" && it->str() != "const") kernel = it->str();
+      for (std::size_t i = 0; i < a.size();) {
+        if (!std::isalpha(static_cast<unsigned char>(a[i])) && a[i] != '_') {
+          ++i;
+          continue;
+        }
+        std::size_t e = i;
+        while (e < a.size() && isWordChar(a[e])) ++e;
+        const std::string ident = a.substr(i, e - i);
+        if (ident != "void" && ident != "const") kernel = ident;
+        i = e;
+      }
     }
     addLaunch(n, kernel, "", std::string(last), args);
     return;
@@ -89,18 +132,6 @@ void FileScanner::onCall(TSNode n) {
 
 /// `auto kernel = &selective_scan_fwd_kernel<Traits>; kernel<<<…>>>(…)`: the function a local
 /// launch variable was assigned from, searched in the enclosing function before the launch.
-namespace {
-
-bool isWordChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-
-bool isSpaceChar(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-}  // namespace
-
 void FileScanner::scanAssignments(std::size_t end) {
   // `name = &?(ns::)*target` followed by '<' or ';', for a `name` starting a word (the window's
   // start counts as a word start, as the function's start did for the regex this replaces).
