@@ -45,6 +45,10 @@ TEST(HostileSources, CudaSourcesAreScannedInLinearTime) {
   // brackets: quadratic over one long line of them, or a long continued macro.
   writeFile(repo / "csrc/globals.cu", repeated("__global__ void k(", 20000) + "\n");
   writeFile(repo / "csrc/macro.cu", "#define X \\\n" + repeated("__global__ \\\n", 50000) + "\n");
+  // The kernel of a cudaLaunchKernel call was read with std::regex, which recursed once per
+  // character of the argument and overflowed the stack.
+  writeFile(repo / "csrc/api.cu", "void h(void** args) { cudaLaunchKernel((void*)" +
+                                      std::string(200000, 'a') + ", 1, 1, args, 0, 0); }\n");
   TempDir out;
   const auto doc = analyze(repo, out);
   ASSERT_TRUE(doc.is_object());
