@@ -254,8 +254,9 @@ TEST(PythonFacts, LongListsOfChildrenOnOneLineAreLinear) {
   std::string args, strings, names, bases;
   for (int i = 0; i < n; ++i) {
     args += "a,";
-    strings += "\"s" + std::to_string(i) + "\",";
-    names += "m" + std::to_string(i) + ",";
+    // Appends, not `"…" + std::string`: GCC 12 at -O3 misreads that as an overlapping copy.
+    strings.append("\"s").append(std::to_string(i)).append("\",");
+    names.append("m").append(std::to_string(i)).append(",");
     bases += "torch.nn.Module,";
   }
   auto m = parse("import torch\nf(" + args + "x='cuda')\ng(" + strings + ")\nfrom pkg import (" + names +
@@ -263,7 +264,7 @@ TEST(PythonFacts, LongListsOfChildrenOnOneLineAreLinear) {
   ASSERT_EQ(m->calls().size(), 2u);
   EXPECT_EQ(m->calls()[0].args.size(), static_cast<std::size_t>(n) + 1);
   EXPECT_EQ(m->calls()[0].args.back().keyword, "x");
-  const sdk::StringFact* last = stringWith(*m, "s" + std::to_string(n - 1));
+  const sdk::StringFact* last = stringWith(*m, std::string("s").append(std::to_string(n - 1)));
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(last->context, sdk::StringContext::PositionalArg);
   EXPECT_EQ(last->arg_index, n - 1);
@@ -281,7 +282,7 @@ TEST(PythonFacts, LongListsOfChildrenOnOneLineAreLinear) {
   EXPECT_EQ(wide->references()[0].range.column, 1009u);
   EXPECT_EQ(wide->text(wide->references()[0].range), "torch.cuda.synchronize");
 
-  auto unclosed = parsePython("u.py", "x = " + std::string(5000, '[') + "\n");
+  auto unclosed = parsePython("u.py", std::string("x = ").append(5000, '[').append("\n"));
   ASSERT_TRUE(unclosed.ok());
   EXPECT_TRUE(unclosed.value()->hasSyntaxErrors());
 }
@@ -290,11 +291,11 @@ TEST(PythonFacts, LongListsOfChildrenOnOneLineAreLinear) {
 // 65,536 brackets are left open at the end of a file, and the process aborted. Such a file is
 // not parsed: an error the analyzer records as a `parse-failed` diagnostic naming the file.
 TEST(PythonFacts, AFileLeavingTooManyBracketsOpenIsAnErrorNotACrash) {
-  auto unclosed = parsePython("u.py", "x = " + std::string(70000, '[') + "\n");
+  auto unclosed = parsePython("u.py", std::string("x = ").append(70000, '[').append("\n"));
   ASSERT_FALSE(unclosed.ok());
   EXPECT_NE(unclosed.error().message.find("70000 brackets are left open"), std::string::npos)
       << unclosed.error().message;
-  auto closed = parse("x = " + std::string(70000, '(') + "1" + std::string(70000, ')') + "\n");
+  auto closed = parse(std::string("x = ").append(70000, '(').append("1").append(70000, ')').append("\n"));
   EXPECT_TRUE(closed->truncated());
 }
 
