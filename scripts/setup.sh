@@ -18,6 +18,7 @@ test_packages=(
   libicu72  # the SARIF validator (a .NET program) run by hand; the tests run it culture-invariant
   chromium  # headless, loads the fleet dashboard in the tests
   slurmctld slurmd slurm-client munge  # a one-node Slurm cluster on loopback for the fleet tests
+  clang libclang-rt-14-dev  # the fuzz targets (cmake --preset fuzz): clang 14 and its libFuzzer
 )
 # Microsoft's SARIF validator from npm, for the SARIF tests: pinned, into a git-ignored prefix of
 # this checkout, where cmake/MigrateSarifValidator.cmake looks for it.

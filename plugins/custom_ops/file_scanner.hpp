@@ -60,11 +60,11 @@ class FileScanner {
   int addKernel(TSNode fn, TSNode name_node, TSNode params);
   std::string docComment(TSNode holder) const;
   void recoverKernels();
-  bool inMacroLine(std::size_t pos) const;
 
   // -- launches and other calls (kernel_launches.cpp)
   void onCall(TSNode n);
-  std::string launchTarget(TSNode call, const std::string& name) const;
+  std::string launchTarget(TSNode call, const std::string& name);
+  void scanAssignments(std::size_t end);
   void addLaunch(TSNode call, std::string kernel, std::string config, std::string via, TSNode args);
 
   // -- library uses, includes and macros (library_uses.cpp)
@@ -93,7 +93,14 @@ class FileScanner {
   std::vector<std::pair<std::size_t, std::size_t>> kernel_spans_;
   std::vector<Use> uses_;
   std::map<std::pair<std::string, uint32_t>, std::size_t> use_index_;
+  /// `k = &kernel<…>;` in the current function up to `scanned`: the last target of each name.
+  struct Assignments {
+    std::size_t from = 0;
+    std::size_t scanned = 0;
+    std::map<std::string, std::string> targets;
+  } assignments_;
   bool cuda_file_ = false;
+  TSTreeCursor cursor_{};  ///< the walk's position: on the node visit() is given
 };
 
 }  // namespace custom_ops::native

@@ -1,9 +1,11 @@
 // CUDA kernel definitions: __global__ functions on the tree, kernels defined through macros, and
 // kernels recovered from the text where the tree has errors (OPS-001 facts).
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "file_scanner.hpp"
 #include "native_facts.hpp"
@@ -12,19 +14,82 @@
 namespace custom_ops::native {
 namespace {
 
-/// The offset of the bracket closing the one at `open` in masked text, or npos.
-std::size_t matchingIn(const std::string& text, std::size_t open, char o, char c) {
-  int depth = 0;
-  for (std::size_t i = open; i < text.size(); ++i) {
-    if (text[i] == o) ++depth;
-    if (text[i] == c && --depth == 0) return i;
+/// The brackets of one kind in masked text, each opening one with the offset of the one closing
+/// it, found in one pass: looking one up costs no scan of the rest of the text (a scan per
+/// `__global__` was quadratic over a file of unclosed ones).
+class Brackets {
+ public:
+  Brackets(const std::string& text, char o, char c) {
+    std::vector<std::size_t> open;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == o) {
+        open.push_back(i);
+      } else if (text[i] == c && !open.empty()) {
+        pairs_.emplace_back(open.back(), i);
+        open.pop_back();
+      }
+    }
+    std::sort(pairs_.begin(), pairs_.end());
   }
-  return std::string::npos;
-}
+
+  /// The offset of the bracket closing the one at `open`, or npos.
+  std::size_t close(std::size_t open) const {
+    auto it = std::lower_bound(pairs_.begin(), pairs_.end(), std::make_pair(open, std::size_t{0}));
+    return it != pairs_.end() && it->first == open ? it->second : std::string::npos;
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> pairs_;
+};
+
+/// Whether each line of masked text belongs to a preprocessor directive (its logical line, with
+/// continuations, starts with '#'), found in one pass: walking back from each `__global__` to
+/// its logical line's start was quadratic over a long line or a long continued macro.
+class DirectiveLines {
+ public:
+  explicit DirectiveLines(const std::string& text) : text_(text) {
+    std::size_t logical = 0;  // start of the logical line the current line belongs to
+    for (std::size_t start = 0;;) {
+      starts_.push_back(start);
+      directive_.push_back(isDirective(logical));
+      const std::size_t nl = text.find('\n', start);
+      if (nl == std::string::npos) break;
+      // A line ending in a backslash continues on the next one.
+      if (!(nl > 0 && text[nl - 1] == '\\')) logical = nl + 1;
+      start = nl + 1;
+    }
+  }
+
+  /// True when the byte at `pos` is on a directive's logical line.
+  bool contains(std::size_t pos) const {
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), pos);
+    return directive_[static_cast<std::size_t>(it - starts_.begin()) - 1];
+  }
+
+ private:
+  bool isDirective(std::size_t logical) const {
+    const std::size_t first = text_.find_first_not_of(" \t", logical);
+    return first != std::string::npos && text_[first] == '#';
+  }
+
+  const std::string& text_;
+  std::vector<std::size_t> starts_;
+  std::vector<bool> directive_;
+};
+
+/// The brackets a kernel's head and body are read with.
+struct HeadBrackets {
+  explicit HeadBrackets(const std::string& text)
+      : parens(text, '(', ')'), angles(text, '<', '>'), braces(text, '{', '}') {}
+  Brackets parens;
+  Brackets angles;
+  Brackets braces;
+};
 
 /// After `__global__` at `at` of masked text: the kernel's name and the offset of its parameter
 /// list's '(', skipping specifiers, `__launch_bounds__(…)`, template arguments and `*`/`&`.
-std::pair<std::string, std::size_t> kernelHeadIn(const std::string& masked, std::size_t at) {
+std::pair<std::string, std::size_t> kernelHeadIn(const std::string& masked, std::size_t at,
+                                                 const HeadBrackets& brackets) {
   std::size_t i = at + 10;
   std::string last;
   const std::size_t limit = std::min(masked.size(), at + 800);
@@ -41,7 +106,7 @@ std::pair<std::string, std::size_t> kernelHeadIn(const std::string& masked, std:
       std::size_t j = i;
       while (j < limit && (std::isspace(static_cast<unsigned char>(masked[j])) || masked[j] == '\\')) ++j;
       if (word == "__launch_bounds__" && j < limit && masked[j] == '(') {
-        const std::size_t close = matchingIn(masked, j, '(', ')');
+        const std::size_t close = brackets.parens.close(j);
         if (close == std::string::npos) return {};
         i = close + 1;
         continue;
@@ -50,7 +115,7 @@ std::pair<std::string, std::size_t> kernelHeadIn(const std::string& masked, std:
       last = colon == std::string::npos ? word : word.substr(colon + 1);
       if (j < limit && masked[j] == '(') return {last, j};
     } else if (c == '<') {
-      const std::size_t close = matchingIn(masked, i, '<', '>');
+      const std::size_t close = brackets.angles.close(i);
       if (close == std::string::npos) return {};
       i = close + 1;
     } else {
@@ -100,7 +165,7 @@ void collectKernelMacros(const std::string& masked, std::map<std::string, int>& 
     const std::string body = masked.substr(close + 1, end - close - 1);
     const std::size_t g = body.find("__global__");
     if (g == std::string::npos) continue;
-    const std::string name = kernelHeadIn(body, g).first;
+    const std::string name = kernelHeadIn(body, g, HeadBrackets(body)).first;
     for (std::size_t p = 0; p < params.size(); ++p)
       if (!name.empty() && params[p] == name) out[macro] = static_cast<int>(p);
   }
@@ -237,6 +302,15 @@ std::string FileScanner::docComment(TSNode holder) const {
 // ---- kernels the tree missed (macros before the definition confuse the parser) --------------------
 
 void FileScanner::recoverKernels() {
+  if (masked_.find("__global__") == std::string::npos) return;
+  const DirectiveLines directives(masked_);
+  const HeadBrackets brackets(masked_);
+  // The kernels' spans by start: `reach` is the furthest end of those starting at or before the
+  // `__global__` at hand, which is inside one of them when it lies before `reach`.
+  std::vector<std::pair<std::size_t, std::size_t>> spans = kernel_spans_;
+  std::sort(spans.begin(), spans.end());
+  std::size_t next_span = 0;
+  std::size_t reach = 0;
   std::size_t at = 0;
   while ((at = masked_.find("__global__", at)) != std::string::npos) {
     const std::size_t here = at;
@@ -246,18 +320,17 @@ void FileScanner::recoverKernels() {
     if (here + 10 < masked_.size() &&
         (std::isalnum(static_cast<unsigned char>(masked_[here + 10])) || masked_[here + 10] == '_'))
       continue;
-    bool inside = false;
-    for (const auto& [b, e] : kernel_spans_)
-      if (here >= b && here < e) inside = true;
-    if (inside || inMacroLine(here)) continue;
-    const auto [name, open] = kernelHeadIn(masked_, here);
+    for (; next_span < spans.size() && spans[next_span].first <= here; ++next_span)
+      reach = std::max(reach, spans[next_span].second);
+    if (here < reach || directives.contains(here)) continue;
+    const auto [name, open] = kernelHeadIn(masked_, here, brackets);
     if (name.empty() || name == "__global__") continue;
     // The parameter list, then a body (a prototype ends with ';').
-    const std::size_t close = matchingIn(masked_, open, '(', ')');
+    const std::size_t close = brackets.parens.close(open);
     if (close == std::string::npos) continue;
     std::size_t next = masked_.find_first_not_of(" \t\r\n", close + 1);
     if (next == std::string::npos || masked_[next] != '{') continue;
-    const std::size_t body_end = matchingIn(masked_, next, '{', '}');
+    const std::size_t body_end = brackets.braces.close(next);
     Kernel k;
     k.file = path_;
     k.name = name;
@@ -278,19 +351,11 @@ void FileScanner::recoverKernels() {
     if (body.find("wmma") != std::string::npos || body.find("mma.sync") != std::string::npos)
       k.features.insert("tensor_cores");
     kernel_spans_.push_back({here, body_end == std::string::npos ? close : body_end});
+    reach = std::max(reach, kernel_spans_.back().second);
     repo_.kernels.push_back(std::move(k));
     repo_.cuda_evidence_files.insert(path_);
     // launches inside text the tree could not read are left to the tree (rare)
   }
-}
-
-bool FileScanner::inMacroLine(std::size_t pos) const {
-  // Walk back over continued lines to the start of the logical line.
-  std::size_t b = masked_.rfind('\n', pos);
-  while (b != std::string::npos && b > 0 && masked_[b - 1] == '\\') b = masked_.rfind('\n', b - 1);
-  const std::size_t start = b == std::string::npos ? 0 : b + 1;
-  const std::size_t first = masked_.find_first_not_of(" \t", start);
-  return first != std::string::npos && masked_[first] == '#';
 }
 
 }  // namespace custom_ops::native

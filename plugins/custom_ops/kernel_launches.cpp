@@ -2,8 +2,8 @@
 // them, and the report of kernels with their launch sites (OPS-001, OPS-002).
 
 #include <algorithm>
+#include <cctype>
 #include <map>
-#include <regex>
 #include <string>
 
 #include "file_scanner.hpp"
@@ -14,6 +14,40 @@ namespace custom_ops::native {
 namespace {
 
 constexpr const char* kKernel = "OPS-001";
+
+bool isWordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+bool isSpaceChar(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/// `s` with each `…_cast<…>` replaced by a space (as the regex `\w+_cast\s*<[^>]*>` did).
+std::string withoutCasts(std::string_view s) {
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    if (!isWordChar(s[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t e = i;
+    while (e < s.size() && isWordChar(s[e])) ++e;
+    if (e - i > 5 && s.substr(e - 5, 5) == "_cast") {
+      std::size_t k = e;
+      while (k < s.size() && isSpaceChar(s[k])) ++k;
+      const std::size_t close = k < s.size() && s[k] == '<' ? s.find('>', k + 1) : std::string_view::npos;
+      if (close != std::string_view::npos) {
+        out.append(s.substr(copied, i - copied)).append(" ");
+        copied = i = close + 1;
+        continue;
+      }
+    }
+    i = e;
+  }
+  return out.append(s.substr(copied));
+}
 constexpr const char* kLaunch = "OPS-002";
 
 bool isLaunchApi(std::string_view s) {
@@ -71,12 +105,21 @@ void FileScanner::onCall(TSNode n) {
     if (!ts_node_is_null(args) && ts_node_named_child_count(args) > index) {
       // `(void*)&ns::kernel<T>`, `reinterpret_cast<void*>(kernel)`: drop casts and template
       // arguments, then the last identifier is the kernel.
-      static const std::regex kCast(R"(\w+_cast\s*<[^>]*>)");
-      std::string a = std::regex_replace(std::string(text(ts_node_named_child(args, index))), kCast, " ");
+      // Loops, not std::regex, whose matcher recursed once per character and overflowed the
+      // stack on a long argument.
+      std::string a = withoutCasts(text(ts_node_named_child(args, index)));
       a = a.substr(0, a.find('<'));
-      static const std::regex kIdent(R"([A-Za-z_]\w*)");
-      for (auto it = std::sregex_iterator(a.begin(), a.end(), kIdent); it != std::sregex_iterator(); ++it)
-        if (it->str() != "void" && it->str() != "const") kernel = it->str();
+      for (std::size_t i = 0; i < a.size();) {
+        if (!std::isalpha(static_cast<unsigned char>(a[i])) && a[i] != '_') {
+          ++i;
+          continue;
+        }
+        std::size_t e = i;
+        while (e < a.size() && isWordChar(a[e])) ++e;
+        const std::string ident = a.substr(i, e - i);
+        if (ident != "void" && ident != "const") kernel = ident;
+        i = e;
+      }
     }
     addLaunch(n, kernel, "", std::string(last), args);
     return;
@@ -89,18 +132,68 @@ void FileScanner::onCall(TSNode n) {
 
 /// `auto kernel = &selective_scan_fwd_kernel<Traits>; kernel<<<…>>>(…)`: the function a local
 /// launch variable was assigned from, searched in the enclosing function before the launch.
-std::string FileScanner::launchTarget(TSNode call, const std::string& name) const {
+void FileScanner::scanAssignments(std::size_t end) {
+  // `name = &?(ns::)*target` followed by '<' or ';', for a `name` starting a word (the window's
+  // start counts as a word start, as the function's start did for the regex this replaces).
+  // An assignment the window's end cuts off is read again from its start by the next call.
+  const std::string& m = masked_;
+  std::size_t i = assignments_.scanned;
+  auto spaces = [&](std::size_t k) {
+    while (k < end && isSpaceChar(m[k])) ++k;
+    return k;
+  };
+  while (i < end) {
+    if (!isWordChar(m[i]) || (i > assignments_.from && isWordChar(m[i - 1]))) {
+      ++i;
+      continue;
+    }
+    std::size_t word_end = i;
+    while (word_end < end && isWordChar(m[word_end])) ++word_end;
+    std::size_t k = spaces(word_end);
+    std::size_t next = word_end;
+    bool cut = k == end;
+    if (k < end && m[k] == '=') {
+      k = spaces(k + 1);
+      if (k < end && m[k] == '&') k = spaces(k + 1);
+      cut = k == end;
+      while (k < end && (std::isalpha(static_cast<unsigned char>(m[k])) || m[k] == '_')) {
+        const std::size_t target = k;
+        while (k < end && isWordChar(m[k])) ++k;
+        if (k + 1 < end && m[k] == ':' && m[k + 1] == ':') {
+          k += 2;
+          cut = k == end;
+          continue;
+        }
+        const std::size_t after = spaces(k);
+        cut = after == end || (k + 1 == end && m[k] == ':');
+        if (after < end && (m[after] == '<' || m[after] == ';')) {
+          assignments_.targets[m.substr(i, word_end - i)] = m.substr(target, k - target);
+          next = after + 1;
+        }
+        break;
+      }
+    }
+    if (cut && next == word_end) {
+      assignments_.scanned = i;
+      return;
+    }
+    i = next;
+  }
+  assignments_.scanned = end;
+}
+
+std::string FileScanner::launchTarget(TSNode call, const std::string& name) {
   if (functions_.empty() || name.empty()) return name;
   const uint32_t from = ts_node_start_byte(functions_.back().node);
   const uint32_t to = ts_node_start_byte(call);
   if (to <= from) return name;
-  const std::string before = masked_.substr(from, to - from);
-  const std::regex assign("\\b" + name + R"(\s*=\s*&?\s*(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*[<;])");
-  std::string target;
-  for (auto it = std::sregex_iterator(before.begin(), before.end(), assign); it != std::sregex_iterator();
-       ++it)
-    target = (*it)[1].str();
-  return target.empty() ? name : target;
+  // The assignments of the function's text before the call, read once per function and then on
+  // from where the last launch left off: a regex over all of the text before each launch was
+  // quadratic over a function of thousands of launches.
+  if (assignments_.from != from || assignments_.scanned > to) assignments_ = {from, from, {}};
+  scanAssignments(to);
+  const auto it = assignments_.targets.find(name);
+  return it == assignments_.targets.end() ? name : it->second;
 }
 
 void FileScanner::addLaunch(TSNode call, std::string kernel, std::string config, std::string via,

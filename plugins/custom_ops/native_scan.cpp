@@ -98,7 +98,11 @@ void FileScanner::scan(TSParser* parser) {
   std::unique_ptr<TSTree, TreeDeleter> tree(
       ts_parser_parse_string(parser, nullptr, text_.data(), static_cast<uint32_t>(text_.size())));
   masked_ = maskCommentsAndStrings(text_);
-  if (tree) visit(ts_tree_root_node(tree.get()), 0);
+  if (tree) {
+    cursor_ = ts_tree_cursor_new(ts_tree_root_node(tree.get()));
+    visit(ts_tree_root_node(tree.get()), 0);
+    ts_tree_cursor_delete(&cursor_);
+  }
   recoverKernels();
   flushUses();
 }
@@ -135,8 +139,13 @@ void FileScanner::visit(TSNode n, std::size_t depth) {
     addFeature(isExternShared(n) ? "dynamic_shared_memory" : "shared_memory");
     if (isExternShared(n)) addFeature("shared_memory");
   }
-  const uint32_t count = ts_node_child_count(n);
-  for (uint32_t i = 0; i < count; ++i) visit(ts_node_child(n, i), depth + 1);
+  // The children through the cursor (which stands on `n` again afterwards): in linear time,
+  // where ts_node_child(n, i) starts from the first child each time, quadratic over a long list.
+  if (ts_tree_cursor_goto_first_child(&cursor_)) {
+    do visit(ts_tree_cursor_current_node(&cursor_), depth + 1);
+    while (ts_tree_cursor_goto_next_sibling(&cursor_));
+    ts_tree_cursor_goto_parent(&cursor_);
+  }
   if (pushed) functions_.pop_back();
   if (t == "namespace_definition") namespaces_.pop_back();
 }

@@ -155,8 +155,16 @@ class TomlReader {
     if (p_ >= t_.size()) fail("expected a value");
     const char c = t_[p_];
     if (c == '"' || c == '\'') return string();
-    if (c == '[') return array();
-    if (c == '{') return inlineTable();
+    if (c == '[' || c == '{') {
+      // Arrays and inline tables are read recursively: a bound on their nesting keeps hostile
+      // input (`[[[[…`) from overflowing the stack.
+      if (nesting_ >= kMaxNesting)
+        fail("arrays and inline tables nested deeper than " + std::to_string(kMaxNesting) + " levels");
+      ++nesting_;
+      TomlValue v = c == '[' ? array() : inlineTable();
+      --nesting_;
+      return v;
+    }
     TomlValue v;
     v.begin = static_cast<std::uint32_t>(p_);
     while (p_ < t_.size() && t_[p_] != ',' && t_[p_] != ']' && t_[p_] != '}' && t_[p_] != '\n' &&
@@ -283,8 +291,11 @@ class TomlReader {
     return v;
   }
 
+  static constexpr int kMaxNesting = 100;
+
   std::string_view t_;
   std::size_t p_ = 0;
+  int nesting_ = 0;
 };
 
 std::string joined(const std::vector<std::string>& path) {

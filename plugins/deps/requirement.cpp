@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 
 namespace deps {
 namespace {
@@ -31,8 +30,15 @@ bool endsWith(std::string_view s, std::string_view p) {
 }
 
 bool isUrl(std::string_view t) {
-  static const std::regex scheme(R"(^[A-Za-z][A-Za-z0-9+.\-]*://)");
-  if (std::regex_search(t.begin(), t.end(), scheme)) return true;
+  // `scheme://` (RFC 3986's scheme), read with a loop: std::regex recursed once per character
+  // of the scheme and overflowed the stack on a long word.
+  std::size_t i = 0;
+  if (!t.empty() && std::isalpha(static_cast<unsigned char>(t[0])))
+    for (i = 1; i < t.size() &&
+                (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '+' || t[i] == '.' || t[i] == '-');
+         ++i) {
+    }
+  if (i > 0 && t.substr(i, 3) == "://") return true;
   for (std::string_view vcs : {"git+", "hg+", "svn+", "bzr+", "file:"})
     if (startsWith(t, vcs)) return true;
   return false;
@@ -470,16 +476,34 @@ std::optional<std::string> exactPin(std::string_view spec, SpecDialect dialect) 
 }
 
 std::string cudaTag(std::string_view text) {
-  static const std::regex cu(R"((?:^|[^A-Za-z0-9])(cu\d{2,3})(?![0-9]))", std::regex::icase);
-  static const std::regex cuda(R"(cuda[-_]?(\d+(?:\.\d+)?x?)?)", std::regex::icase);
-  std::string s(text);
+  // Read with loops, not std::regex, whose matcher recursed once per digit and overflowed the
+  // stack on a long version.
+  std::string s = lower(text);
   for (std::size_t at = s.find('%'); at != std::string::npos; at = s.find('%', at + 1))
-    if (at + 2 < s.size() && s[at + 1] == '2' && (s[at + 2] == 'B' || s[at + 2] == 'b'))
-      s.replace(at, 3, "+");
-  std::smatch m;
-  if (std::regex_search(s, m, cu)) return lower(m[1].str());
-  if (std::regex_search(s, m, cuda)) return lower(m[0].str());
-  return {};
+    if (at + 2 < s.size() && s[at + 1] == '2' && s[at + 2] == 'b') s.replace(at, 3, "+");
+  auto digitsFrom = [&](std::size_t i) {
+    std::size_t e = i;
+    while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
+    return e;
+  };
+  // "cu121": `cu` and two or three digits, not inside a word or a longer number.
+  for (std::size_t at = s.find("cu"); at != std::string::npos; at = s.find("cu", at + 1)) {
+    if (at > 0 && std::isalnum(static_cast<unsigned char>(s[at - 1]))) continue;
+    const std::size_t digits = digitsFrom(at + 2) - (at + 2);
+    if (digits == 2 || digits == 3) return s.substr(at, 2 + digits);
+  }
+  // "cuda", "cuda11.8", "cuda-12x": the first `cuda`, then an optional '-' or '_' and version.
+  const std::size_t at = s.find("cuda");
+  if (at == std::string::npos) return {};
+  std::size_t e = at + 4;
+  if (e < s.size() && (s[e] == '-' || s[e] == '_')) ++e;
+  if (const std::size_t d = digitsFrom(e); d > e) {
+    e = d;
+    if (e + 1 < s.size() && s[e] == '.' && std::isdigit(static_cast<unsigned char>(s[e + 1])))
+      e = digitsFrom(e + 1);
+    if (e < s.size() && s[e] == 'x') ++e;
+  }
+  return s.substr(at, e - at);
 }
 
 bool isCudaIndex(std::string_view url) {

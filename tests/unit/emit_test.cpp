@@ -65,6 +65,33 @@ TEST(Mustache, MalformedTemplatesAreErrorsWithLines) {
   EXPECT_FALSE(emit::renderMustache("t", "{{name", d));
 }
 
+// Found by fuzz_mustache: each section's line was counted from the start of the template, and
+// each standalone-line check searched to both ends of the line (quadratic over a long template or
+// line of tags), and nesting was unbounded (rendering and freeing recurse once per level).
+TEST(Mustache, HostileTemplatesAreLinearAndNestingIsBounded) {
+  sdk::TemplateData d;
+  d.setFlag("on");
+  std::string line, lines, deep;
+  for (int i = 0; i < 100000; ++i) {
+    line += "{{#off}}x{{/off}}";
+    lines += "{{#on}}\n{{/on}}\n";
+  }
+  EXPECT_EQ(render(line, d), "");
+  EXPECT_EQ(render(lines + "{{#on}}\nend\n{{/on}}\n", d), "end\n");
+  for (int i = 0; i < 100; ++i) deep += "{{#on}}";
+  deep += "x";
+  for (int i = 0; i < 100; ++i) deep += "{{/on}}";
+  EXPECT_EQ(render(deep, d), "x");
+  auto deeper = emit::renderMustache("t", "\n{{#on}}" + deep + "{{/on}}", d);
+  ASSERT_FALSE(deeper);
+  EXPECT_NE(deeper.error().message.find("t:2: sections nested deeper than 100 levels"), std::string::npos)
+      << deeper.error().message;
+  auto unclosed = emit::renderMustache("t", lines + "{{#x}}\n", d);
+  ASSERT_FALSE(unclosed);
+  EXPECT_NE(unclosed.error().message.find("t:200001: section {{#x}} is never closed"), std::string::npos)
+      << unclosed.error().message;
+}
+
 sdk::Finding finding(const std::string& rule, const std::string& file, const std::string& text,
                      const std::string& at, const std::string& replacement, bool fix = true) {
   sdk::Finding f;

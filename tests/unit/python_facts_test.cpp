@@ -234,6 +234,71 @@ TEST(PythonFacts, DeepNestingIsTruncatedNotFatal) {
   EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.synchronize"), r.end());
 }
 
+// Found by fuzz_python_facts: the chain of `f(a.a.a…b)` was resolved by a recursion as deep as
+// the chain, past the walk's depth limit, and overflowed the stack.
+TEST(PythonFacts, AnAttributeChainLongerThanTheStackResolves) {
+  std::string chain = "torch";
+  for (int i = 0; i < 200000; ++i) chain += ".a";
+  auto m = parse("import torch\nf(" + chain + ")\ntorch.cuda.synchronize()\n");
+  auto r = resolved(*m);
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch.cuda.synchronize"), r.end());
+  EXPECT_NE(std::find(r.begin(), r.end(), "torch" + chain.substr(5)), r.end());
+}
+
+// Found by fuzz_python_facts: children were taken with ts_node_child(n, i), which walks from the
+// first child each time, and every column was counted from the start of its line: quadratic,
+// minutes for one long list, call, import or class statement (an unclosed `[[[…` of 50,000
+// brackets took 3 minutes). Each of these now takes well under a second.
+TEST(PythonFacts, LongListsOfChildrenOnOneLineAreLinear) {
+  const int n = 100000;
+  std::string args, strings, names, bases;
+  for (int i = 0; i < n; ++i) {
+    args += "a,";
+    // Appends, not `"…" + std::string`: GCC 12 at -O3 misreads that as an overlapping copy.
+    strings.append("\"s").append(std::to_string(i)).append("\",");
+    names.append("m").append(std::to_string(i)).append(",");
+    bases += "torch.nn.Module,";
+  }
+  auto m = parse("import torch\nf(" + args + "x='cuda')\ng(" + strings + ")\nfrom pkg import (" + names +
+                 ")\nclass C(" + bases + "): pass\nx = [" + args + "]\n");
+  ASSERT_EQ(m->calls().size(), 2u);
+  EXPECT_EQ(m->calls()[0].args.size(), static_cast<std::size_t>(n) + 1);
+  EXPECT_EQ(m->calls()[0].args.back().keyword, "x");
+  const sdk::StringFact* last = stringWith(*m, std::string("s").append(std::to_string(n - 1)));
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->context, sdk::StringContext::PositionalArg);
+  EXPECT_EQ(last->arg_index, n - 1);
+  EXPECT_EQ(last->range.column, 3u + strings.rfind("\"s"));  // `g(` and the strings before it
+  EXPECT_EQ(m->imports().size(), static_cast<std::size_t>(n) + 1);
+  ASSERT_EQ(m->definitions().size(), 1u);
+  EXPECT_EQ(m->definitions()[0].bases.size(), static_cast<std::size_t>(n));
+  EXPECT_TRUE(m->definitions()[0].top_level);
+
+  // Columns count characters, far into a line too.
+  std::string accents;
+  for (int i = 0; i < 1000; ++i) accents += "é";
+  auto wide = parse("import torch\ns = '" + accents + "'; torch.cuda.synchronize()\n");
+  ASSERT_EQ(wide->references().size(), 1u);
+  EXPECT_EQ(wide->references()[0].range.column, 1009u);
+  EXPECT_EQ(wide->text(wide->references()[0].range), "torch.cuda.synchronize");
+
+  auto unclosed = parsePython("u.py", std::string("x = ").append(5000, '[').append("\n"));
+  ASSERT_TRUE(unclosed.ok());
+  EXPECT_TRUE(unclosed.value()->hasSyntaxErrors());
+}
+
+// Found by fuzz_python_facts: tree-sitter 0.20's error recovery frees a subtree twice when some
+// 65,536 brackets are left open at the end of a file, and the process aborted. Such a file is
+// not parsed: an error the analyzer records as a `parse-failed` diagnostic naming the file.
+TEST(PythonFacts, AFileLeavingTooManyBracketsOpenIsAnErrorNotACrash) {
+  auto unclosed = parsePython("u.py", std::string("x = ").append(70000, '[').append("\n"));
+  ASSERT_FALSE(unclosed.ok());
+  EXPECT_NE(unclosed.error().message.find("70000 brackets are left open"), std::string::npos)
+      << unclosed.error().message;
+  auto closed = parse(std::string("x = ").append(70000, '(').append("1").append(70000, ')').append("\n"));
+  EXPECT_TRUE(closed->truncated());
+}
+
 }  // namespace
 }  // namespace migrate::parse
 

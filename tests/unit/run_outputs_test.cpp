@@ -206,6 +206,16 @@ TEST(RunOutputsErrors, NoFindingsJson) {
   EXPECT_NE(e.find(dir.path().string()), std::string::npos) << e;
 }
 
+// Found by fuzz_findings_json: a number too large for the parser is out_of_range, not a
+// parse_error; it escaped readDocument and terminated the program.
+TEST(RunOutputsErrors, ANumberTooLargeIsAnErrorNotACrash) {
+  TempDir dir;
+  writeFile(dir / "findings.json", "{\"schema_version\": 1" + std::string(400, '0') + "}");
+  const std::string e = readError(dir.path());
+  EXPECT_NE(e.find((dir / "findings.json").string() + ": not valid JSON ("), std::string::npos) << e;
+  EXPECT_NE(e.find("run the pipeline again"), std::string::npos) << e;
+}
+
 TEST_F(RunOutputs, TruncatedFileGivesTheParsersBytePosition) {
   TempDir dir;
   const std::string text = readFile(out() / "findings.json");

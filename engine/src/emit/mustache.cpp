@@ -48,13 +48,19 @@ class Parser {
       std::size_t text_end = tag;
       std::size_t next = end;
       if (block) {
-        const std::size_t nl = tag == 0 ? std::string_view::npos : text_.rfind('\n', tag - 1);
-        const std::size_t from = nl == std::string_view::npos ? 0 : nl + 1;
-        const std::size_t line_end = text_.find('\n', end);
-        const std::size_t to = line_end == std::string_view::npos ? text_.size() : line_end;
-        if (from >= pos && isBlank(text_.substr(from, tag - from)) && isBlank(text_.substr(end, to - end))) {
+        // Looked for no further back than the previous tag's end and no further on than the
+        // first character that is not blank: a search to the ends of the line for each tag was
+        // quadratic over a long line of tags.
+        const std::size_t lo = pos == 0 ? 0 : pos - 1;
+        const std::size_t nl = text_.substr(lo, tag - lo).rfind('\n');
+        const std::size_t from = nl != std::string_view::npos ? lo + nl + 1
+                                 : pos == 0                   ? 0
+                                                              : std::string_view::npos;
+        const std::size_t after = text_.find_first_not_of(" \t", end);
+        if (from != std::string_view::npos && isBlank(text_.substr(from, tag - from)) &&
+            (after == std::string_view::npos || text_[after] == '\n')) {
           text_end = from;
-          next = line_end == std::string_view::npos ? text_.size() : line_end + 1;
+          next = after == std::string_view::npos ? text_.size() : after + 1;
         }
       }
       appendText(*stack.back(), text_.substr(pos, text_end - pos));
@@ -63,6 +69,10 @@ class Parser {
       if (sigil == '!') continue;
       if (tag_name.empty()) return error(tag, "a tag has no name");
       if (sigil == '#' || sigil == '^') {
+        // Rendering and freeing the tree recurse once per level: a bound keeps a hostile
+        // template from overflowing the stack (the kit's templates nest a few levels).
+        if (open.size() >= kMaxNesting)
+          return error(tag, "sections nested deeper than " + std::to_string(kMaxNesting) + " levels");
         Node node;
         node.kind = sigil == '#' ? Node::Kind::Section : Node::Kind::Inverted;
         node.text = tag_name;
@@ -105,18 +115,28 @@ class Parser {
     node.text = std::string(text);
     nodes.push_back(std::move(node));
   }
-  std::size_t lineOf(std::size_t offset) const {
-    std::size_t line = 1;
-    for (std::size_t i = 0; i < offset; ++i) line += text_[i] == '\n';
-    return line;
+  /// The 1-based line of `offset`, counted on from the last offset asked for (tags are read in
+  /// order): counting from the start for each section was quadratic over a long template.
+  std::size_t lineOf(std::size_t offset) {
+    if (offset < counted_to_) {
+      counted_to_ = 0;
+      line_ = 1;
+    }
+    for (; counted_to_ < offset && counted_to_ < text_.size(); ++counted_to_)
+      line_ += text_[counted_to_] == '\n';
+    return line_;
   }
-  Error error(std::size_t offset, const std::string& what) const {
+  Error error(std::size_t offset, const std::string& what) {
     return makeError(std::string(name_) + ":" + std::to_string(lineOf(offset)) + ": " + what);
   }
+
+  static constexpr std::size_t kMaxNesting = 100;
 
   std::string_view name_;
   std::string_view text_;
   std::vector<Node> root_;
+  std::size_t counted_to_ = 0;  ///< lineOf: the offset line_ is the line of
+  std::size_t line_ = 1;
 };
 
 using Scope = std::vector<const TemplateData*>;

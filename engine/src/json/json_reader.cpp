@@ -158,6 +158,11 @@ Status readDocument(const std::filesystem::path& file, int schema_version,
     return makeError(
         file.string() + ": not valid JSON at byte " + std::to_string(e.byte) + " (" + what +
         "); the file is truncated or was changed by hand: run the pipeline again to write it anew");
+  } catch (const nlohmann::json::exception& e) {
+    // Not a syntax error but a value the parser cannot hold: a number of a thousand digits is
+    // out_of_range.406, which escaped the handler above and terminated the program.
+    return makeError(file.string() + ": not valid JSON (" + e.what() +
+                     "); the file was changed by hand: run the pipeline again to write it anew");
   }
   if (in.bad()) return makeError(file.string() + ": reading it failed");
   try {

@@ -159,6 +159,27 @@ bool is(TSNode n, TSSymbol symbol) {
   return !ts_node_is_null(n) && ts_node_symbol(n) == symbol;
 }
 
+/// Calls `f` on each child of `n` (each named child with `named`), in order. A tree cursor
+/// steps from one child to the next in constant time; ts_node_child(n, i) starts again from the
+/// first child each time, quadratic over a call with thousands of arguments.
+template <typename F>
+void forEachChild(TSNode n, bool named, F&& f) {
+  if (ts_node_is_null(n)) return;
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      const TSNode c = ts_tree_cursor_current_node(&cursor);
+      if (!named || ts_node_is_named(c)) f(c);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+template <typename F>
+void forEachNamedChild(TSNode n, F&& f) {
+  forEachChild(n, true, std::forward<F>(f));
+}
+
 /// Keywords whose string values are prose, never device or backend names.
 bool isMessageKeyword(std::string_view k) {
   static const std::unordered_set<std::string_view> kWords{"help",    "description", "epilog", "usage", "msg",
@@ -195,7 +216,9 @@ class FactExtractor {
 
   /// Returns false when the tree was too deep to walk completely.
   bool run(TSNode root) {
-    visit(root);
+    cursor_ = ts_tree_cursor_new(root);
+    visit(root, 0);
+    ts_tree_cursor_delete(&cursor_);
     resolve();
     m_.truncated_ = too_deep_;
     return !too_deep_;
@@ -222,20 +245,23 @@ class FactExtractor {
 
   // ---- chains -------------------------------------------------------------------------------
 
-  /// Appends the segments of `a.b.c` rooted at an identifier; false for any other shape.
+  /// Appends the segments of `a.b.c` rooted at an identifier; false (and `out` unchanged) for
+  /// any other shape. A loop, not a recursion: a chain can be as long as the file (`a.a.a…`),
+  /// far deeper than the walk's depth limit and the stack.
   bool chainSegments(TSNode n, std::vector<std::string_view>& out) const {
-    if (is(n, sym_.identifier)) {
-      out.push_back(text(n));
-      return true;
-    }
-    if (is(n, sym_.attribute)) {
-      TSNode obj = child(n, f_object_);
+    const std::size_t first = out.size();
+    for (; is(n, sym_.attribute); n = child(n, f_object_)) {
       TSNode attr = child(n, f_attribute_);
-      if (ts_node_is_null(obj) || ts_node_is_null(attr) || !chainSegments(obj, out)) return false;
+      if (ts_node_is_null(attr)) break;
       out.push_back(text(attr));
-      return true;
     }
-    return false;
+    if (!is(n, sym_.identifier)) {
+      out.resize(first);
+      return false;
+    }
+    out.push_back(text(n));
+    std::reverse(out.begin() + static_cast<std::ptrdiff_t>(first), out.end());
+    return true;
   }
 
   std::string chainText(TSNode n) const {
@@ -251,12 +277,15 @@ class FactExtractor {
 
   // ---- the walk -----------------------------------------------------------------------------
 
-  void visit(TSNode n) {
+  /// Visits `n`, where `cursor_` stands (and stands again on return). `positional` counts the
+  /// positional arguments before `n` when its parent is an argument list.
+  void visit(TSNode n, int positional) {
     if (stack_.size() >= kMaxDepth) {
       too_deep_ = true;
       return;
     }
     stack_.push_back(n);
+    positional_.push_back(positional);
     const TSSymbol type = ts_node_symbol(n);
     bool descend = true;
     bool message = false;
@@ -283,11 +312,20 @@ class FactExtractor {
       // Inside a message f-string, plain reads (`{torch.backends.cuda.matmul.allow_tf32=}`) are
       // not uses; calls still are (they run and can fail on NPU).
       if (message) ++in_message_;
-      uint32_t count = ts_node_child_count(n);
-      for (uint32_t i = 0; i < count; ++i) visit(ts_node_child(n, i));
+      // The children through the cursor: in linear time, however many there are.
+      if (ts_tree_cursor_goto_first_child(&cursor_)) {
+        int before = 0;
+        do {
+          const TSNode c = ts_tree_cursor_current_node(&cursor_);
+          visit(c, before);
+          if (ts_node_is_named(c) && !is(c, sym_.keyword_argument) && !is(c, sym_.comment)) ++before;
+        } while (ts_tree_cursor_goto_next_sibling(&cursor_));
+        ts_tree_cursor_goto_parent(&cursor_);
+      }
       if (message) --in_message_;
     }
     if (!scopes_.empty() && scopes_.back().node_id == n.id) scopes_.pop_back();
+    positional_.pop_back();
     stack_.pop_back();
   }
 
@@ -300,20 +338,18 @@ class FactExtractor {
     if (from) {
       TSNode mod = child(n, f_module_name_);
       if (is(mod, sym_.relative_import)) {
-        for (uint32_t i = 0; i < ts_node_named_child_count(mod); ++i) {
-          TSNode c = ts_node_named_child(mod, i);
+        forEachNamedChild(mod, [&](TSNode c) {
           if (is(c, sym_.import_prefix)) level = static_cast<int>(text(c).size());
           if (is(c, sym_.dotted_name)) base = compact(text(c));
-        }
+        });
       } else {
         base = compact(text(mod));
       }
     }
     const std::string absolute_base = from ? absoluteModule(base, level) : std::string();
-    uint32_t count = ts_node_named_child_count(n);
-    for (uint32_t i = 0; i < count; ++i) {
-      TSNode c = ts_node_named_child(n, i);
-      if (from && ts_node_eq(c, child(n, f_module_name_))) continue;
+    const TSNode module_name = child(n, f_module_name_);
+    forEachNamedChild(n, [&](TSNode c) {
+      if (from && ts_node_eq(c, module_name)) return;
       sdk::ImportFact f;
       f.level = level;
       f.range = range(n);
@@ -322,14 +358,14 @@ class FactExtractor {
         f.star = true;
         f.target = absolute_base;
         m_.imports_.push_back(std::move(f));
-        continue;
+        return;
       }
       TSNode name_node = c;
       if (is(c, sym_.aliased_import)) {
         name_node = child(c, f_name_);
         f.alias = std::string(text(child(c, f_alias_)));
       }
-      if (!is(name_node, sym_.dotted_name)) continue;
+      if (!is(name_node, sym_.dotted_name)) return;
       const std::string name = compact(text(name_node));
       if (from) {
         f.module = base;
@@ -348,7 +384,7 @@ class FactExtractor {
       }
       bindings_[f.bound] = f.target;
       m_.imports_.push_back(std::move(f));
-    }
+    });
   }
 
   static std::string compact(std::string_view s) {
@@ -454,9 +490,9 @@ class FactExtractor {
 
   /// `x is None`, `x != None`: a guard, not a use of the value.
   bool comparesWithNone(TSNode cmp) const {
-    for (uint32_t i = 0; i < ts_node_named_child_count(cmp); ++i)
-      if (is(ts_node_named_child(cmp, i), sym_.none_)) return true;
-    return false;
+    bool none = false;
+    forEachNamedChild(cmp, [&](TSNode c) { none = none || is(c, sym_.none_); });
+    return none;
   }
 
   void recordNameUse(TSNode n, TSNode p) {
@@ -509,24 +545,23 @@ class FactExtractor {
     TSNode args = child(n, f_arguments_);
     if (is(args, sym_.argument_list)) {
       int index = 0;
-      for (uint32_t i = 0; i < ts_node_named_child_count(args); ++i) {
-        TSNode a = ts_node_named_child(args, i);
-        if (is(a, sym_.comment)) continue;
+      forEachNamedChild(args, [&](TSNode a) {
+        if (is(a, sym_.comment)) return;
         sdk::ArgumentFact af;
         TSNode value = a;
         if (is(a, sym_.keyword_argument)) {
           af.keyword = std::string(text(child(a, f_name_)));
           value = child(a, f_value_);
         } else if (is(a, sym_.list_splat) || is(a, sym_.dictionary_splat)) {
-          continue;
+          return;
         } else {
           af.index = index++;
         }
-        if (ts_node_is_null(value)) continue;
+        if (ts_node_is_null(value)) return;
         classifyValue(value, af);
         af.range = range(value);
         c.args.push_back(std::move(af));
-      }
+      });
     }
     classifyResultUse(n, c);
     m_.calls_.push_back(std::move(c));
@@ -581,8 +616,7 @@ class FactExtractor {
     std::string out;
     fstring = false;
     auto one = [&](TSNode s) {
-      for (uint32_t i = 0; i < ts_node_child_count(s); ++i) {
-        TSNode c = ts_node_child(s, i);
+      forEachChild(s, false, [&](TSNode c) {
         if (is(c, sym_.string_start)) {
           for (char ch : text(c))
             if (ch == 'f' || ch == 'F') fstring = true;
@@ -591,10 +625,10 @@ class FactExtractor {
         } else if (is(c, sym_.interpolation)) {
           out += "{}";
         }
-      }
+      });
     };
     if (is(n, sym_.concatenated_string)) {
-      for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) one(ts_node_named_child(n, i));
+      forEachNamedChild(n, one);
     } else {
       one(n);
     }
@@ -643,13 +677,9 @@ class FactExtractor {
       TSNode call = parentAt(up + 1);
       if (is(call, sym_.call)) {
         s.context = StringContext::PositionalArg;
-        int index = 0;
-        for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
-          TSNode a = ts_node_named_child(p, i);
-          if (ts_node_eq(a, cur)) break;
-          if (!is(a, sym_.keyword_argument) && !is(a, sym_.comment)) ++index;
-        }
-        s.arg_index = index;
+        // Counted by the walk (`cur` is stack_[size - 1 - up]): counting here again for each
+        // string argument would be quadratic over a call with thousands of them.
+        s.arg_index = positional_[positional_.size() - 1 - up];
         describeCall(call, up + 1, s);
       }
     } else if (pt == sym_.comparison_operator) {
@@ -732,25 +762,25 @@ class FactExtractor {
     d.range = range(n);
     TSNode p = parentAt(0);
     TSNode holder = is(p, sym_.decorated_definition) ? p : n;
-    d.top_level = is(ts_node_parent(holder), sym_.module);
+    // The parent from the walk's stack: ts_node_parent searches down from the root, quadratic
+    // over a module with thousands of definitions.
+    d.top_level = is(holder.id == p.id ? parentAt(1) : p, sym_.module);
     if (is(p, sym_.decorated_definition)) {
-      for (uint32_t i = 0; i < ts_node_named_child_count(p); ++i) {
-        TSNode c = ts_node_named_child(p, i);
-        if (!is(c, sym_.decorator) || ts_node_named_child_count(c) == 0) continue;
+      forEachNamedChild(p, [&](TSNode c) {
+        if (!is(c, sym_.decorator) || ts_node_named_child_count(c) == 0) return;
         TSNode e = ts_node_named_child(c, 0);
         if (is(e, sym_.call)) e = child(e, f_function_);
         std::string w = chainText(e);
         d.decorators.push_back(w.empty() ? compact(text(e)) : w);
-      }
+      });
     }
     TSNode supers = child(n, f_superclasses_);
     if (!ts_node_is_null(supers)) {
-      for (uint32_t i = 0; i < ts_node_named_child_count(supers); ++i) {
-        TSNode b = ts_node_named_child(supers, i);
-        if (is(b, sym_.keyword_argument) || is(b, sym_.comment)) continue;
+      forEachNamedChild(supers, [&](TSNode b) {
+        if (is(b, sym_.keyword_argument) || is(b, sym_.comment)) return;
         std::string w = chainText(b);
         d.bases.push_back(w.empty() ? compact(text(b)) : w);
-      }
+      });
     }
     TSNode body = child(n, f_body_);
     if (!ts_node_is_null(body) && ts_node_named_child_count(body) > 0) {
@@ -953,6 +983,8 @@ class FactExtractor {
   sdk::LineIndex lines_;
   const Symbols& sym_;
   std::vector<TSNode> stack_;
+  std::vector<int> positional_;  ///< parallel to stack_: the `positional` of visit()
+  TSTreeCursor cursor_{};        ///< the walk's position (run() to run())
   std::vector<Scope> scopes_;
   std::vector<PendingRef> pending_refs_;
   std::vector<std::size_t> pending_string_callees_;

@@ -15,8 +15,9 @@ constexpr std::uint64_t kDefaultParseTimeoutMs = 30'000;
 
 /// Parses `source` (one TSParser per thread, reused) and returns the module with its facts.
 /// A file with syntax errors still yields the facts of the parts that parsed; only a parser
-/// failure (a parse longer than `timeout_ms`) is an error; see PythonModule::truncated() for
-/// trees nested too deeply.
+/// failure (a parse longer than `timeout_ms`) or a file the parser cannot be given (more than
+/// 10,000 brackets left open at its end) is an error; see PythonModule::truncated() for trees
+/// nested too deeply.
 Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std::string source,
                                                   std::uint64_t timeout_ms = kDefaultParseTimeoutMs);
 

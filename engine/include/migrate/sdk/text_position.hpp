@@ -17,8 +17,13 @@ class LineIndex {
  public:
   explicit LineIndex(std::string_view text) : text_(text) {
     starts_.push_back(0);
-    for (std::size_t i = 0; i < text.size(); ++i)
+    std::uint32_t chars = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (i % kStride == 0) chars_before_.push_back(chars);
+      if (isLead(text[i])) ++chars;
       if (text[i] == '\n') starts_.push_back(static_cast<std::uint32_t>(i + 1));
+    }
+    if (text.size() % kStride == 0) chars_before_.push_back(chars);
   }
 
   /// 1-based line and column of a byte offset.
@@ -26,10 +31,7 @@ class LineIndex {
     auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
     const auto line = static_cast<std::uint32_t>(it - starts_.begin());
     const std::uint32_t start = starts_[line - 1];
-    std::uint32_t column = 1;
-    for (std::uint32_t i = start; i < offset && i < text_.size(); ++i)
-      if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;
-    return {line, column};
+    return {line, 1 + charsBefore(offset) - charsBefore(start)};
   }
 
   SourceRange range(std::uint32_t start, std::uint32_t end) const {
@@ -44,8 +46,25 @@ class LineIndex {
   std::size_t lineCount() const { return starts_.size(); }
 
  private:
+  /// Characters are counted from checkpoints every kStride bytes: a column costs at most that
+  /// many steps, not the length of its line (a minified line of megabytes has thousands of facts).
+  static constexpr std::size_t kStride = 256;
+
+  static bool isLead(char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }
+
+  /// Characters (UTF-8 lead bytes) in the text before byte `offset`.
+  std::uint32_t charsBefore(std::size_t offset) const {
+    offset = std::min(offset, text_.size());
+    const std::size_t block = offset / kStride;
+    std::uint32_t n = chars_before_[block];
+    for (std::size_t i = block * kStride; i < offset; ++i)
+      if (isLead(text_[i])) ++n;
+    return n;
+  }
+
   std::string_view text_;
   std::vector<std::uint32_t> starts_;
+  std::vector<std::uint32_t> chars_before_;  ///< characters before byte k * kStride
 };
 
 }  // namespace migrate::sdk
