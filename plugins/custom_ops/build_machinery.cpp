@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "build_machinery.hpp"
+#include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "python_file.hpp"
 
@@ -394,19 +395,20 @@ void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, 
       std::string name, path, url;
     };
     std::vector<Section> sections;
-    static const std::regex kHeader(R"re(^\s*\[submodule\s+"([^"]*)"\s*\])re");
-    static const std::regex kKey(R"(^\s*(path|url)\s*=\s*(\S+))");
+    // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
+    static const RE2 kHeader(R"re(^\s*\[submodule\s+"([^"]*)"\s*\])re", bytePattern());
+    static const RE2 kKey(R"(^\s*(path|url)\s*=\s*(\S+))", bytePattern());
     std::size_t pos = 0;
     while (pos <= text->size()) {
       std::size_t nl = text->find('\n', pos);
       if (nl == std::string::npos) nl = text->size();
       const std::string line = text->substr(pos, nl - pos);
-      std::smatch m;
-      if (std::regex_search(line, m, kHeader)) {
-        sections.push_back({static_cast<std::uint32_t>(pos + line.find('[')), static_cast<std::uint32_t>(nl),
-                            m[1].str(), "", ""});
-      } else if (!sections.empty() && std::regex_search(line, m, kKey)) {
-        (m[1] == "path" ? sections.back().path : sections.back().url) = m[2].str();
+      std::string name, key, value;
+      if (RE2::PartialMatch(line, kHeader, &name)) {
+        sections.push_back(
+            {static_cast<std::uint32_t>(pos + line.find('[')), static_cast<std::uint32_t>(nl), name, "", ""});
+      } else if (!sections.empty() && RE2::PartialMatch(line, kKey, &key, &value)) {
+        (key == "path" ? sections.back().path : sections.back().url) = value;
       }
       pos = nl + 1;
     }

@@ -2,9 +2,9 @@
 // bracket arguments understood) and a classification of the commands that enable or configure
 // CUDA.
 
-#include <regex>
 #include <set>
 
+#include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "native_scan.hpp"
 
@@ -130,26 +130,30 @@ bool isCudaPackage(const std::string& name) {
   return false;
 }
 
-/// The CUDA-specific tokens of a command's arguments.
+/// The CUDA-specific tokens of a command's arguments. RE2 (bytes, leftmost-first like
+/// std::regex): linear time, where std::regex recursed once per character of a long word.
 std::vector<std::string> cudaSettings(const std::string& args) {
-  static const std::regex kPattern(
+  static const RE2 kPattern(
       R"(\bCMAKE_CUDA_\w+|\bCUDA_ARCHITECTURES\b|\bCUDA_NVCC_FLAGS\w*|\bCUDA_SEPARABLE_COMPILATION\b|)"
       R"(\bCUDA_RESOLVE_DEVICE_SYMBOLS\b|\bCUDA_STANDARD\b|\bCUDA_PROPAGATE_HOST_FLAGS\b|\bTORCH_CUDA_ARCH_LIST\b|)"
       R"(\bCUDA::\w+|\$\{CUDA_\w*LIBRAR\w*\}|\$\{CUDAToolkit_\w+\}|\$\{CUDA_INCLUDE_DIRS?\}|\$\{CUDA_TOOLKIT_ROOT_DIR\}|)"
       R"(\$\{CUDNN_\w+\}|\$\{NCCL_\w+\}|COMPILE_LANGUAGE:CUDA|-gencode\b|--expt-[\w-]+|\barch=compute_\d+\w*|)"
       R"(--use_fast_math|[\w./${}*+-]*\.cuh?\b|\bcudart(_static)?\b|\bcublas(Lt)?\b|\bcudnn\b|\bnccl\b|\bcurand\b|)"
-      R"(\bnvrtc\b|\bcusparse\b|\bcufft\b|\bcusolver\b|\bnvToolsExt\b)");
+      R"(\bnvrtc\b|\bcusparse\b|\bcufft\b|\bcusolver\b|\bnvToolsExt\b)",
+      bytePattern());
   std::vector<std::string> out;
   std::set<std::string> seen;
-  for (auto it = std::sregex_iterator(args.begin(), args.end(), kPattern); it != std::sregex_iterator();
-       ++it) {
-    std::string m = it->str();
+  const re2::StringPiece input(args.data(), args.size());
+  re2::StringPiece found;
+  for (std::size_t pos = 0;
+       pos < args.size() && kPattern.Match(input, pos, args.size(), RE2::UNANCHORED, &found, 1);) {
+    const auto start = static_cast<std::size_t>(found.data() - args.data());
+    const std::size_t after = start + found.size();
+    pos = found.empty() ? after + 1 : after;
+    std::string m(found.data(), found.size());
     if (m.empty()) continue;
     // "foo.cu" is a source; ".cu" inside "cuda.cu.bak" and the like are not CUDA settings
-    if (endsWith(m, ".cu") || endsWith(m, ".cuh")) {
-      const std::size_t after = static_cast<std::size_t>(it->position() + it->length());
-      if (after < args.size() && args[after] == '.') continue;
-    }
+    if ((endsWith(m, ".cu") || endsWith(m, ".cuh")) && after < args.size() && args[after] == '.') continue;
     if (seen.insert(m).second) out.push_back(m);
   }
   return out;

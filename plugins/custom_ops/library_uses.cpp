@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <optional>
-#include <regex>
 #include <string>
 
+#include "byte_regex.hpp"
 #include "file_scanner.hpp"
 #include "native_facts.hpp"
 
@@ -242,13 +242,17 @@ void FileScanner::onMacro(TSNode n) {
   const uint32_t e = ts_node_end_byte(value);
   const std::string body = masked_.substr(b, e - b);
   const std::string scope = ts_node_is_null(name) ? std::string() : "macro " + std::string(text(name));
-  static const std::regex kToken(R"((\.\s*)?((?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)(\s*\()?)");
-  for (auto it = std::sregex_iterator(body.begin(), body.end(), kToken); it != std::sregex_iterator(); ++it) {
-    const std::smatch& m = *it;
-    std::string token = m[2].str();
+  // RE2 (bytes, leftmost-first like std::regex): linear time on a long word.
+  static const RE2 kToken(R"((\.\s*)?((?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)(\s*\()?)", bytePattern());
+  const re2::StringPiece input(body.data(), body.size());
+  re2::StringPiece m[4];
+  for (std::size_t pos = 0;
+       pos < body.size() && kToken.Match(input, pos, body.size(), RE2::UNANCHORED, m, 4);) {
+    pos = static_cast<std::size_t>(m[0].data() - body.data()) + std::max<std::size_t>(m[0].size(), 1);
+    std::string token(m[2].data(), m[2].size());
     token.erase(std::remove(token.begin(), token.end(), ' '), token.end());
-    const bool called = m[3].matched;
-    const bool method = m[1].matched;
+    const bool called = m[3].data() != nullptr;
+    const bool method = m[1].data() != nullptr;
     const char* rule = nullptr;
     if (method)
       rule = called && token == "is_cuda" ? kRuntime : nullptr;
@@ -257,8 +261,8 @@ void FileScanner::onMacro(TSNode n) {
     else
       rule = classifyName(token, called ? NameKind::Call : NameKind::Qualified);
     if (!rule) continue;
-    const auto at = static_cast<uint32_t>(b + m.position(2));
-    useAt(rule, lines_.range(at, at + static_cast<uint32_t>(m.length(2))),
+    const auto at = static_cast<uint32_t>(b + (m[2].data() - body.data()));
+    useAt(rule, lines_.range(at, at + static_cast<uint32_t>(m[2].size())),
           method ? "." + token + "()" : token, scope, ts_node_start_byte(n));
   }
 }

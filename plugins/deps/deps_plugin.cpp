@@ -4,8 +4,9 @@
 // (data/compatibility.yaml). See README.md for one entry per rule id and the details keys.
 
 #include <algorithm>
+#include <cctype>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 
 #include "compat_table.hpp"
@@ -75,6 +76,67 @@ std::string lower(std::string_view s) {
 }
 
 /// True for a base image that ships the CUDA stack.
+// Matchers written as loops: std::regex recurses once per character and overflows the stack on a
+// hostile word of megabytes (found by fuzzing; docs/fuzzing.md).
+
+/// `gpu` as a word of an image reference: between start/end and any of - _ . / :
+bool hasGpuWord(std::string_view r) {
+  auto separator = [](char c) { return c == '-' || c == '_' || c == '.' || c == '/' || c == ':'; };
+  for (auto at = r.find("gpu"); at != std::string_view::npos; at = r.find("gpu", at + 1))
+    if ((at == 0 || separator(r[at - 1])) && (at + 3 == r.size() || separator(r[at + 3]))) return true;
+  return false;
+}
+
+bool wordChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool spaceChar(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/// The first `name = "pkg"` (either quote) of a setup.py: the package the repository builds.
+std::optional<std::string> setupPyName(std::string_view t) {
+  for (auto at = t.find("name"); at != std::string_view::npos; at = t.find("name", at + 1)) {
+    if (at > 0 && wordChar(t[at - 1])) continue;
+    std::size_t i = at + 4;
+    while (i < t.size() && spaceChar(t[i])) ++i;
+    if (i == t.size() || t[i] != '=') continue;
+    for (++i; i < t.size() && spaceChar(t[i]);) ++i;
+    if (i == t.size() || (t[i] != '"' && t[i] != '\'')) continue;
+    const std::size_t begin = ++i;
+    if (i == t.size() || !std::isalnum(static_cast<unsigned char>(t[i]))) continue;
+    while (i < t.size() &&
+           (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '.' || t[i] == '_' || t[i] == '-'))
+      ++i;
+    if (i < t.size() && (t[i] == '"' || t[i] == '\'')) return std::string(t.substr(begin, i - begin));
+  }
+  return std::nullopt;
+}
+
+/// A PyTorch CUDA wheel index in `l`: download.pytorch.org/whl/[nightly/]cuNNN.
+struct CudaIndex {
+  std::string nightly;  ///< "nightly/" or empty
+  std::string cuda;     ///< "cu121"
+};
+std::optional<CudaIndex> pytorchCudaIndex(std::string_view l) {
+  static constexpr std::string_view kHost = "download.pytorch.org/whl/";
+  for (auto at = l.find(kHost); at != std::string_view::npos; at = l.find(kHost, at + 1)) {
+    std::size_t i = at + kHost.size();
+    CudaIndex x;
+    if (l.substr(i, 8) == "nightly/") {
+      x.nightly = "nightly/";
+      i += 8;
+    }
+    if (l.substr(i, 2) != "cu" || i + 2 >= l.size() || !std::isdigit(static_cast<unsigned char>(l[i + 2])))
+      continue;
+    std::size_t e = i + 2;
+    while (e < l.size() && std::isdigit(static_cast<unsigned char>(l[e]))) ++e;
+    x.cuda = std::string(l.substr(i, e - i));
+    return x;
+  }
+  return std::nullopt;
+}
+
 bool isCudaImage(const std::string& ref, std::string& kind) {
   const std::string r = lower(ref);
   std::string repo = r.substr(0, r.find('@'));
@@ -96,8 +158,7 @@ bool isCudaImage(const std::string& ref, std::string& kind) {
     kind = "pytorch/pytorch";
     return true;
   }
-  static const std::regex gpu(R"((^|[-_./:])gpu($|[-_./:]))");
-  if (!deps::cudaTag(tag).empty() || !deps::cudaTag(repo).empty() || std::regex_search(r, gpu)) {
+  if (!deps::cudaTag(tag).empty() || !deps::cudaTag(repo).empty() || hasGpuWord(r)) {
     kind = "CUDA image";
     return true;
   }
@@ -172,9 +233,7 @@ class DepsPlugin final : public Plugin {
       const auto slash = f.path.rfind('/');
       if (f.path.substr(slash == std::string::npos ? 0 : slash + 1) == "setup.py")
         if (auto text = workspace.read(f.path)) {
-          static const std::regex name(R"(\bname\s*=\s*["']([A-Za-z0-9][A-Za-z0-9._-]*)["'])");
-          std::smatch found;
-          if (std::regex_search(*text, found, name)) m.self_names.insert(deps::normalizeName(found[1].str()));
+          if (auto name = setupPyName(*text)) m.self_names.insert(deps::normalizeName(*name));
         }
     }
     // Includes (-r, -c, file:) are read as requirements files, wherever they are and whatever
@@ -420,23 +479,20 @@ class DepsPlugin final : public Plugin {
         "comes "
         "from PyPI";
     std::vector<Edit> edits;
-    static const std::regex pytorch_cuda(R"(download\.pytorch\.org/whl/(nightly/)?(cu\d+))");
-    std::smatch m;
-    if (std::regex_search(l, m, pytorch_cuda)) {
+    if (const auto index = pytorchCudaIndex(l)) {
       replacement = x.url;  // the same URL with cuXXX → cpu (…/whl/cpu, …/whl/cpu/torch_stable.html)
-      if (const auto at = l.find("/whl/" + m[1].str() + m[2].str()); at != std::string::npos)
-        replacement.replace(at + 5 + static_cast<std::size_t>(m[1].length()),
-                            static_cast<std::size_t>(m[2].length()), "cpu");
+      if (const auto at = l.find("/whl/" + index->nightly + index->cuda); at != std::string::npos)
+        replacement.replace(at + 5 + index->nightly.size(), index->cuda.size(), "cpu");
       // The fix: cuXXX → cpu inside the URL, where the file holds it verbatim.
       auto it = texts.find(x.file);
       if (it != texts.end() && x.range.end_byte <= it->second.size()) {
         const std::string written =
             it->second.substr(x.range.start_byte, x.range.end_byte - x.range.start_byte);
         const auto at = written.find(x.url);
-        const auto seg = at == std::string::npos ? std::string::npos : written.find(m[2].str(), at);
+        const auto seg = at == std::string::npos ? std::string::npos : written.find(index->cuda, at);
         if (seg != std::string::npos)
           edits.push_back({static_cast<std::uint32_t>(x.range.start_byte + seg),
-                           static_cast<std::uint32_t>(x.range.start_byte + seg + m[2].length()), "cpu"});
+                           static_cast<std::uint32_t>(x.range.start_byte + seg + index->cuda.size()), "cpu"});
       }
     } else if (x.option == "channel" || x.option == "channels" || x.source == "conda") {
       replacement = "conda-forge / defaults without the CUDA packages (torch_npu comes from PyPI)";

@@ -384,7 +384,7 @@ std::optional<Requirement> parseCondaSpec(std::string_view text) {
   if (rest.front() == '=' && (rest.size() < 2 || rest[1] != '=')) {
     rest.remove_prefix(1);
     const auto eq = rest.find_first_of("= ");
-    version = "=" + std::string(rest.substr(0, eq));
+    version = std::string("=").append(rest.substr(0, eq));
     if (eq != std::string_view::npos) build = std::string(trim(rest.substr(eq + 1)));
   } else {
     const auto sp = rest.find(' ');

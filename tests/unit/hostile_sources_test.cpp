@@ -49,9 +49,29 @@ TEST(HostileSources, CudaSourcesAreScannedInLinearTime) {
   // character of the argument and overflowed the stack.
   writeFile(repo / "csrc/api.cu", "void h(void** args) { cudaLaunchKernel((void*)" +
                                       std::string(200000, 'a') + ", 1, 1, args, 0, 0); }\n");
+  // The CUDA settings of a CMake command and the tokens of a macro's body were read with
+  // std::regex too: a word of 200,000 characters overflowed the stack.
+  writeFile(repo / "CMakeLists.txt",
+            "project(x LANGUAGES CXX CUDA)\nset_target_properties(t PROPERTIES CUDA_ARCHITECTURES " +
+                std::string(200000, 'a') + " CUDA_SEPARABLE_COMPILATION ON)\n");
+  writeFile(repo / "csrc/long_macro.cu", "#define Y " + std::string(200000, 'b') + " cudaMalloc(p, n)\n");
+  writeFile(repo / ".gitmodules", "[submodule \"" + std::string(200000, 'c') +
+                                      "\"]\n\tpath = " + std::string(200000, 'd') +
+                                      "\n[submodule \"cutlass\"]\n\tpath = "
+                                      "third_party/cutlass\n\turl = https://github.com/NVIDIA/cutlass\n");
   TempDir out;
   const auto doc = analyze(repo, out);
   ASSERT_TRUE(doc.is_object());
+  bool settings = false, macro_call = false, submodule = false;
+  for (const auto& f : doc["findings"]) {
+    submodule = submodule || f["file"] == ".gitmodules";
+    settings = settings || (f["file"] == "CMakeLists.txt" &&
+                            f.dump().find("CUDA_SEPARABLE_COMPILATION") != std::string::npos);
+    macro_call = macro_call || (f["file"] == "csrc/long_macro.cu" && f["api"] == "cudaMalloc");
+  }
+  EXPECT_TRUE(settings) << "the setting after the long word is read";
+  EXPECT_TRUE(macro_call) << "the call after the long word in the macro is found";
+  EXPECT_TRUE(submodule) << "the CUTLASS submodule after the long lines is found";
   bool kernel = false;
   for (const auto& f : doc["findings"])
     kernel = kernel || (f["rule_id"] == "OPS-001" && f["file"] == "csrc/launches.cu" && f["api"] == "scale");
@@ -66,6 +86,13 @@ TEST(HostileSources, DependencyFilesDoNotOverflowTheStack) {
   writeFile(repo / "pyproject.toml", "[project]\ndependencies = " + repeated("[", 100000) + "\n");
   writeFile(repo / "requirements.txt", "torch==2.1.0+cuda" + std::string(100000, '1') + "\nnumpy\n");
   writeFile(repo / "install.sh", "pip install \"" + std::string(100000, 'a') + "\n");
+  // The deps plugin's own matchers (an image's `gpu` word, setup.py's name, a PyTorch CUDA index)
+  // were std::regex as well.
+  writeFile(repo / "Dockerfile", "FROM registry.example/" + std::string(200000, 'g') + "-gpu:latest\n");
+  writeFile(repo / "setup.py",
+            "from setuptools import setup\nsetup(name=\"" + std::string(200000, 'n') + "\")\n");
+  writeFile(repo / "cu" / "requirements.txt",
+            "--index-url https://download.pytorch.org/whl/cu" + std::string(200000, '1') + "\ntorch\n");
   TempDir out;
   const auto doc = analyze(repo, out);
   ASSERT_TRUE(doc.is_object());
@@ -77,6 +104,14 @@ TEST(HostileSources, DependencyFilesDoNotOverflowTheStack) {
   for (const char* list : {"findings", "dependencies"})
     for (const auto& f : doc[list]) numpy = numpy || f["api"] == "numpy";
   EXPECT_TRUE(numpy) << "the requirements after the long one are read";
+  bool image = false, after_index = false;
+  for (const auto& f : doc["findings"]) {
+    image = image || (f["file"] == "Dockerfile" &&
+                      f["message"].get<std::string>().find("CUDA image") != std::string::npos);
+    after_index = after_index || (f["file"] == "cu/requirements.txt" && f["api"] == "torch");
+  }
+  EXPECT_TRUE(image) << "a -gpu image tag is a CUDA image";
+  EXPECT_TRUE(after_index) << "the requirement after the long index URL is read";
 }
 
 }  // namespace
