@@ -62,17 +62,7 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
     const std::string fn = lastPart(r);
     for (const char* p : kHelperPrefixes)
       if (startsWith(fn, p)) return {};
-    std::size_t b = 0;
-    const std::string module = r.substr(0, r.rfind('.'));
-    for (std::size_t i = 0; i <= module.size(); ++i)
-      if (i == module.size() || module[i] == '.') {
-        const std::string seg = module.substr(b, i - b);
-        if (seg == "kernels" || seg == "kernel" || seg == "triton" || seg == "csrc" || seg == "_C" ||
-            seg == "cuda" || endsWith(seg, "_kernels") || endsWith(seg, "_triton") ||
-            startsWith(seg, "triton_") || endsWith(seg, "_cuda"))
-          return r;
-        b = i + 1;
-      }
+    if (kernelishModule(r.substr(0, r.rfind('.')))) return r;
   }
   return {};
 }

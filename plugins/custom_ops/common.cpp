@@ -158,4 +158,18 @@ std::string clip(std::string_view s, std::size_t max) {
   return std::string(s.substr(0, cut)) + "…";
 }
 
+bool kernelishModule(const std::string& module) {
+  std::size_t b = 0;
+  for (std::size_t i = 0; i <= module.size(); ++i)
+    if (i == module.size() || module[i] == '.') {
+      const std::string seg = module.substr(b, i - b);
+      if (seg == "kernels" || seg == "kernel" || seg == "triton" || seg == "csrc" || seg == "_C" ||
+          seg == "cuda" || endsWith(seg, "_kernels") || endsWith(seg, "_triton") ||
+          startsWith(seg, "triton_") || endsWith(seg, "_cuda"))
+        return true;
+      b = i + 1;
+    }
+  return false;
+}
+
 }  // namespace custom_ops

@@ -70,6 +70,8 @@ inline migrate::sdk::Level difficultyOf(double effort_days) {
 }
 bool startsWith(std::string_view s, std::string_view prefix);
 bool endsWith(std::string_view s, std::string_view suffix);
+/// A module path whose segments name kernels (kernels, triton, csrc, _C, cuda, *_kernels, ...).
+bool kernelishModule(const std::string& module);
 /// Truncates to `max` characters (UTF-8 safe), adding "…" when cut.
 std::string clip(std::string_view s, std::size_t max);
 

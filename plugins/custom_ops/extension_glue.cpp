@@ -13,12 +13,13 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "build_machinery.hpp"
+#include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "python_scan.hpp"
 
@@ -108,17 +109,19 @@ std::string dottedName(std::string path, bool& package) {
   return path;
 }
 
-const std::regex& wordCall(const std::string& name) {
-  thread_local std::map<std::string, std::regex> cache;
-  auto it = cache.find(name);
-  if (it == cache.end()) it = cache.emplace(name, std::regex("(^|[^\\w.])" + name + "\\s*\\(")).first;
-  return it->second;
+// The patterns run on RE2 (byte_regex.hpp): a hostile line of megabytes cannot overflow the stack.
+
+const RE2& wordCall(const std::string& name) {
+  thread_local std::map<std::string, std::unique_ptr<RE2>> cache;
+  auto& re = cache[name];
+  if (!re) re = std::make_unique<RE2>("(^|[^\\w.])" + RE2::QuoteMeta(name) + "\\s*\\(", bytePattern());
+  return *re;
 }
 
 /// `name(` as a call of a plain name (not an attribute) somewhere in lines [from, to).
 bool callsName(const PyFile& f, std::size_t from, std::size_t to, const std::string& name) {
   for (std::size_t i = from; i < to; ++i)
-    if (f.lines[i].text.find(name) != std::string::npos && std::regex_search(f.lines[i].text, wordCall(name)))
+    if (f.lines[i].text.find(name) != std::string::npos && RE2::PartialMatch(f.lines[i].text, wordCall(name)))
       return true;
   return false;
 }
@@ -131,18 +134,12 @@ std::vector<std::string> attributesOf(const PyFile& f, std::size_t from, std::si
   for (std::size_t i = from; i < to && !any; ++i)
     any = f.lines[i].text.find(alias + ".") != std::string::npos;
   if (!any) return out;
-  thread_local std::map<std::string, std::regex> cache;
-  auto cached = cache.find(alias);
-  if (cached == cache.end()) {
-    std::string escaped;
-    for (char c : alias) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
-    cached = cache.emplace(alias, std::regex("(^|[^\\w.])" + escaped + "\\.(\\w+)")).first;
-  }
-  const std::regex& use = cached->second;
+  thread_local std::map<std::string, std::unique_ptr<RE2>> cache;
+  auto& use = cache[alias];
+  if (!use) use = std::make_unique<RE2>("(^|[^\\w.])" + RE2::QuoteMeta(alias) + "\\.(\\w+)", bytePattern());
   for (std::size_t i = from; i < to; ++i) {
     if (f.lines[i].text.find(alias + ".") == std::string::npos) continue;
-    for (std::sregex_iterator it(f.lines[i].text.begin(), f.lines[i].text.end(), use), end; it != end; ++it)
-      out.push_back((*it)[2].str());
+    forEachMatch(*use, f.lines[i].text, [&](const auto& m) { out.push_back(str(m[2])); });
   }
   return out;
 }
@@ -195,32 +192,32 @@ void parse(PyFile& f, bool blocks) {
     const std::string rest = written.substr(level);
     return b.empty() ? rest : rest.empty() ? b : b + "." + rest;
   };
-  static const std::regex kImport(R"(^import\s+(.+)$)");
-  static const std::regex kFrom(R"(^from\s+([\w.]+)\s+import\s+(.+)$)");
-  static const std::regex kDef(R"(^(?:async\s+)?def\s+(\w+)\s*\()");
-  static const std::regex kClass(R"(^class\s+(\w+)\s*\((.*)\)\s*:)");
-  static const std::regex kAlias(R"(^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$)");
+  static const RE2 kImport(R"(^import\s+(.+)$)", bytePattern());
+  static const RE2 kFrom(R"(^from\s+([\w.]+)\s+import\s+(.+)$)", bytePattern());
+  static const RE2 kDef(R"(^(?:async\s+)?def\s+(\w+)\s*\()", bytePattern());
+  static const RE2 kClass(R"(^class\s+(\w+)\s*\((.*)\)\s*:)", bytePattern());
+  static const RE2 kAlias(R"(^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$)", bytePattern());
   for (std::size_t i = 0; i < f.lines.size(); ++i) {
     const Line& l = f.lines[i];
     if (l.text.empty()) continue;
     const char c0 = l.text[0];
     if (c0 != 'i' && c0 != 'f' && (!blocks || (c0 != 'd' && c0 != 'a' && c0 != 'c'))) continue;
-    std::smatch m;
-    if (startsWith(l.text, "import ") && std::regex_match(l.text, m, kImport)) {
-      std::string list = m[1].str();
+    re2::StringPiece m1, m2;
+    if (startsWith(l.text, "import ") && RE2::FullMatch(l.text, kImport, &m1)) {
+      std::string list = str(m1);
       std::size_t p = 0;
       while (p <= list.size()) {
         std::size_t comma = list.find(',', p);
         if (comma == std::string::npos) comma = list.size();
-        std::smatch a;
+        re2::StringPiece a1, a2;
         const std::string part = list.substr(p, comma - p);
-        if (std::regex_match(part, a, kAlias))
-          f.imports.push_back({i, a[1].str(), "", a[2].matched ? a[2].str() : a[1].str(), false});
+        if (RE2::FullMatch(part, kAlias, &a1, &a2))
+          f.imports.push_back({i, str(a1), "", a2.data() ? str(a2) : str(a1), false});
         p = comma + 1;
       }
-    } else if (startsWith(l.text, "from ") && std::regex_match(l.text, m, kFrom)) {
-      const std::string module = absolute(m[1].str());
-      std::string names = m[2].str();
+    } else if (startsWith(l.text, "from ") && RE2::FullMatch(l.text, kFrom, &m1, &m2)) {
+      const std::string module = absolute(str(m1));
+      std::string names = str(m2);
       if (names.find('(') != std::string::npos) {
         for (std::size_t k = i + 1; names.find(')') == std::string::npos && k < f.lines.size() && k < i + 200;
              ++k)
@@ -236,21 +233,22 @@ void parse(PyFile& f, bool blocks) {
         std::size_t comma = names.find(',', p);
         if (comma == std::string::npos) comma = names.size();
         const std::string part = names.substr(p, comma - p);
-        std::smatch a;
+        re2::StringPiece a1, a2;
         if (part.find('*') != std::string::npos)
           f.imports.push_back({i, module, "*", "", true});
-        else if (std::regex_match(part, a, kAlias) && a[1].str().find('.') == std::string::npos)
-          f.imports.push_back({i, module, a[1].str(), a[2].matched ? a[2].str() : a[1].str(), false});
+        else if (RE2::FullMatch(part, kAlias, &a1, &a2) && str(a1).find('.') == std::string::npos)
+          f.imports.push_back({i, module, str(a1), a2.data() ? str(a2) : str(a1), false});
         p = comma + 1;
       }
     } else if (l.indent == 0 && (startsWith(l.text, "def ") || startsWith(l.text, "async ")) &&
-               std::regex_search(l.text, m, kDef)) {
+               RE2::PartialMatch(l.text, kDef, &m1)) {
       f.functions.push_back(
-          {m[1].str(), "", i, l.begin + static_cast<std::size_t>(m.position(1)), bodyEnd(i)});
+          {str(m1), "", i, l.begin + static_cast<std::size_t>(m1.data() - l.text.data()), bodyEnd(i)});
     }
-    if (startsWith(l.text, "class ") && std::regex_search(l.text, m, kClass))
-      f.classes.push_back({m[1].str(), m[2].str(), i,
-                           l.begin + l.indent + static_cast<std::size_t>(m.position(1)), bodyEnd(i)});
+    if (startsWith(l.text, "class ") && RE2::PartialMatch(l.text, kClass, &m1, &m2))
+      f.classes.push_back({str(m1), str(m2), i,
+                           l.begin + l.indent + static_cast<std::size_t>(m1.data() - l.text.data()),
+                           bodyEnd(i)});
   }
 }
 
@@ -291,23 +289,8 @@ bool mayImportExtension(std::string_view text) {
 /// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare.
 void declaredExtensions(const PyFile& f, std::map<std::string, std::string>& out) {
   if (f.text.find("CUDAExtension") == std::string::npos) return;
-  static const std::regex kBuild(R"(\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])");
-  for (std::sregex_iterator it(f.text.begin(), f.text.end(), kBuild), end; it != end; ++it)
-    out.emplace((*it)[1].str(), f.path);
-}
-
-bool kernelishModule(const std::string& module) {
-  std::size_t b = 0;
-  for (std::size_t i = 0; i <= module.size(); ++i)
-    if (i == module.size() || module[i] == '.') {
-      const std::string seg = module.substr(b, i - b);
-      if (seg == "kernels" || seg == "kernel" || seg == "triton" || seg == "csrc" || seg == "_C" ||
-          seg == "cuda" || endsWith(seg, "_kernels") || endsWith(seg, "_triton") ||
-          startsWith(seg, "triton_") || endsWith(seg, "_cuda"))
-        return true;
-      b = i + 1;
-    }
-  return false;
+  static const RE2 kBuild(R"(\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
+  forEachMatch(kBuild, f.text, [&](const auto& m) { out.emplace(str(m[1]), f.path); });
 }
 
 /// Libraries whose imported functions the module pass takes as kernels (see autograd_functions.cpp).
@@ -508,35 +491,32 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
         sink.report(std::move(*f1));
       }
       if (npu_path || module != target) continue;
-      std::string escaped;
-      for (char c : imp.bound) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
-      const std::regex call("(^|[^\\w.])(" + escaped + "\\.(\\w+))\\s*\\(");
+      const RE2 call("(^|[^\\w.])(" + RE2::QuoteMeta(imp.bound) + "\\.(\\w+))\\s*\\(", bytePattern());
       for (std::size_t i = imp.line + 1; i < f.lines.size(); ++i) {
         const Line& l = f.lines[i];
         if (l.text.find(imp.bound + ".") == std::string::npos) continue;
-        for (std::sregex_iterator it(l.text.begin(), l.text.end(), call), end; it != end; ++it) {
-          const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(it->position(2));
-          auto f2 =
-              rules.make(kExtensionCall, f.path,
-                         index.range(static_cast<std::uint32_t>(b),
-                                     static_cast<std::uint32_t>(b + static_cast<std::size_t>(it->length(2)))),
-                         (*it)[2].str(), {}, {{"value", module}});
-          if (!f2) continue;
+        forEachMatch(call, l.text, [&](const auto& m) {
+          const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[2].data() - l.text.data());
+          auto f2 = rules.make(
+              kExtensionCall, f.path,
+              index.range(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b + m[2].size())),
+              str(m[2]), {}, {{"value", module}});
+          if (!f2) return;
           f2->details = {
-              {"module", module}, {"function", (*it)[3].str()}, {"declared_in", glue.declared().at(module)}};
+              {"module", module}, {"function", str(m[3])}, {"declared_in", glue.declared().at(module)}};
           sink.report(std::move(*f2));
-        }
+        });
       }
     }
     if (npu_path) continue;
     // autograd Functions reaching an extension only through other modules.
-    static const std::regex kFunctionBase(
-        R"((^|[^\w])(torch\.autograd\.|autograd\.)?(Function|InplaceFunction)\s*$)");
+    static const RE2 kFunctionBase(
+        R"((^|[^\w])(torch\.autograd\.|autograd\.)?(Function|InplaceFunction)\s*$)", bytePattern());
     for (const Block& cls : f.classes) {
       std::string bases = cls.bases;
       const auto comma = bases.find(',');
       if (comma != std::string::npos) bases.resize(comma);
-      if (!std::regex_search(bases, kFunctionBase)) continue;
+      if (!RE2::PartialMatch(bases, kFunctionBase)) continue;
       if (bases.find("autograd") == std::string::npos &&
           f.text.find("from torch.autograd import") == std::string::npos &&
           f.text.find("from torch.autograd.function import") == std::string::npos)

@@ -114,5 +114,25 @@ TEST(HostileSources, DependencyFilesDoNotOverflowTheStack) {
   EXPECT_TRUE(after_index) << "the requirement after the long index URL is read";
 }
 
+// The cross-file glue pass (custom_ops extension_glue.cpp) read import, class and build lines with
+// std::regex: a setup.py naming an extension of 300,000 characters overflowed the stack.
+TEST(HostileSources, ExtensionGlueReadsLinesOfMegabytes) {
+  TempDir repo;
+  writeFile(repo / "setup.py", "from torch.utils.cpp_extension import CUDAExtension\nCUDAExtension(name=\"" +
+                                   std::string(300000, 'b') + "\")\nCUDAExtension(name=\"fast_ext\")\n");
+  writeFile(repo / "pkg/a.py", "import torch\nfrom x import " + std::string(300000, 'a') + "\nimport " +
+                                   std::string(300000, 'c') + "\nclass " + std::string(300000, 'K') +
+                                   "(Function):\n    pass\n");
+  writeFile(repo / "use.py", "import fast_ext\nfast_ext.run(1)\n");
+  // Every string literal is asked whether it is a console-script declaration (module_summary.cpp).
+  writeFile(repo / "pkg/b.py", "x = \"" + std::string(300000, 'e') + "=b:c\"\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  bool call = false;
+  for (const auto& f : doc["findings"]) call = call || (f["file"] == "use.py" && f["api"] == "fast_ext.run");
+  EXPECT_TRUE(call) << "the call into the extension declared after the long one is found";
+}
+
 }  // namespace
 }  // namespace migrate

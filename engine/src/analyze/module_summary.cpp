@@ -1,7 +1,7 @@
 #include "analyze/module_summary.hpp"
 
+#include <re2/re2.h>
 #include <algorithm>
-#include <regex>
 
 namespace migrate {
 namespace {
@@ -26,9 +26,11 @@ std::string moduleDocstring(const sdk::Module& m) {
   return {};
 }
 
+/// RE2, not std::regex: any string literal of any file gets here, and std::regex recursed once per
+/// character (a literal of 300,000 characters with '=' and ':' overflowed the stack).
 bool isConsoleScript(const std::string& s) {
-  static const std::regex shape(R"(^\s*[A-Za-z0-9_.\-]+\s*=\s*[A-Za-z_][\w.]*\s*(:\s*[A-Za-z_][\w.]*)?\s*$)");
-  return s.find('=') != std::string::npos && s.find(':') != std::string::npos && std::regex_match(s, shape);
+  static const RE2 shape(R"(\s*[A-Za-z0-9_.\-]+\s*=\s*[A-Za-z_][\w.]*\s*(?::\s*[A-Za-z_][\w.]*)?\s*)");
+  return s.find('=') != std::string::npos && s.find(':') != std::string::npos && RE2::FullMatch(s, shape);
 }
 
 }  // namespace
@@ -46,7 +48,7 @@ ModuleSummary summarizeModule(const sdk::Module& m, std::uint64_t lines) {
   }
   for (const auto& str : m.strings()) {
     if (str.context == sdk::StringContext::Compare && str.value == "__main__") s.main_block = true;
-    if (isConsoleScript(str.value) && (s.path == "setup.py" || s.path.ends_with("/setup.py")))
+    if ((s.path == "setup.py" || s.path.ends_with("/setup.py")) && isConsoleScript(str.value))
       s.console_scripts.push_back(str.value);
   }
   std::vector<const sdk::DefinitionFact*> classes;
