@@ -66,7 +66,7 @@ std::string codeOnly(std::string_view s) {
 struct Line {
   std::size_t begin = 0;  ///< offset of the first character
   std::size_t indent = 0;
-  std::string text;  ///< code only, indentation removed
+  std::string_view text;  ///< code only, indentation removed (a view into PyFile::code)
 };
 
 /// A block: a top-level function or a class, with the lines of its body.
@@ -91,6 +91,7 @@ struct PyFile {
   std::string dotted;
   bool package = false;
   std::string text;
+  std::string code;  ///< the text with comments and strings blanked (parse); lines view into it
   std::vector<Line> lines;
   std::vector<Import> imports;
   std::vector<Block> functions;         ///< top level
@@ -150,7 +151,8 @@ void parse(PyFile& f, bool blocks) {
   f.imports.clear();
   f.functions.clear();
   f.classes.clear();
-  const std::string code = codeOnly(f.text);
+  f.code = codeOnly(f.text);
+  const std::string_view code = f.code;
   std::size_t at = 0;
   while (at <= code.size()) {
     std::size_t end = code.find('\n', at);
@@ -161,7 +163,7 @@ void parse(PyFile& f, bool blocks) {
     while (i < end && (code[i] == ' ' || code[i] == '\t')) ++i;
     l.indent = i - at;
     l.text = code.substr(i, end - i);
-    while (!l.text.empty() && (l.text.back() == ' ' || l.text.back() == '\r')) l.text.pop_back();
+    while (!l.text.empty() && (l.text.back() == ' ' || l.text.back() == '\r')) l.text.remove_suffix(1);
     f.lines.push_back(std::move(l));
     if (end == code.size()) break;
     at = end + 1;
@@ -221,12 +223,12 @@ void parse(PyFile& f, bool blocks) {
       if (names.find('(') != std::string::npos) {
         for (std::size_t k = i + 1; names.find(')') == std::string::npos && k < f.lines.size() && k < i + 200;
              ++k)
-          names += " " + f.lines[k].text;
+          names.append(" ").append(f.lines[k].text);
         names.erase(std::remove(names.begin(), names.end(), '('), names.end());
         names.erase(std::remove(names.begin(), names.end(), ')'), names.end());
       } else if (!names.empty() && names.back() == '\\') {
         names.pop_back();
-        if (i + 1 < f.lines.size()) names += " " + f.lines[i + 1].text;
+        if (i + 1 < f.lines.size()) names.append(" ").append(f.lines[i + 1].text);
       }
       std::size_t p = 0;
       while (p <= names.size()) {
