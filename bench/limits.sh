@@ -37,7 +37,7 @@ measure() {  # name, source
     --set 'report.directory=""' --set limits.max_file_bytes=4000000
   read -r secs kb <"$work/time"
   printf '%-34s %8.1f s %8.0f MB peak RSS  (%s Python files analysed)\n' "$1" "$secs" "$((kb / 1024))" \
-    "$(grep -o '[0-9]* Python files analysed' "$out/run.log" | head -1 | cut -d' ' -f1)"
+    "$(grep -o '([0-9]* Python' "$out/run.log" | head -1 | tr -dc 0-9)"
 }
 measure "$files files" "$work/many"
 measure "one line of 1.5 MB" "$work/long"
