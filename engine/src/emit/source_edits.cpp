@@ -17,13 +17,9 @@ bool isPython(const std::string& path) {
 }
 
 /// An insertion of whole lines at a line start, or a replacement of a byte range.
-struct Operation {
-  std::uint32_t start = 0;
-  std::uint32_t end = 0;
-  std::string text;
+/// A change to apply; an insertion goes before a replacement at the same offset.
+struct Operation : Change {
   bool insertion = false;
-  std::string rule;  ///< for the change list
-  const char* kind = "fix";
 };
 
 std::uint32_t lineStartOf(const std::string& text, std::uint32_t offset) {
@@ -126,7 +122,7 @@ std::vector<Operation> selectEdits(std::uint32_t size, const std::vector<const s
       const bool present = std::any_of(accepted.begin(), accepted.end(), [&](const Operation& op) {
         return op.start == e.start_byte && op.end == e.end_byte && op.text == e.replacement;
       });
-      if (!present) accepted.push_back({e.start_byte, e.end_byte, e.replacement, false, f.rule_id, "fix"});
+      if (!present) accepted.push_back({{e.start_byte, e.end_byte, e.replacement, f.rule_id, "fix"}, false});
     }
     result.fixed.push_back(i);
   }
@@ -227,7 +223,7 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
     if (!header.empty()) {
       std::uint32_t at = layout->import_offset;
       if (at == size && size > 0 && original.back() != '\n') header = newline + header;
-      inserts.push_back({at, at, header, true, "", "import"});
+      inserts.push_back({{at, at, header, "", "import"}, true});
     }
   }
 
@@ -251,10 +247,9 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
       const bool inside_edit = std::any_of(accepted.begin(), accepted.end(),
                                            [&](const Operation& op) { return op.start < at && at < op.end; });
       if (inside_edit) continue;
-      lines[at].push_back({at, at,
-                           indentationAt(original, at) + prefix + " " + kTodoMarker + f.rule_id +
-                               "): " + todoText(f) + newline,
-                           true, f.rule_id, "todo"});
+      const std::string comment = indentationAt(original, at) + prefix + " " + kTodoMarker + f.rule_id +
+                                  "): " + todoText(f) + newline;
+      lines[at].push_back({{at, at, comment, f.rule_id, "todo"}, true});
     }
     for (auto& [at, comments] : lines) {  // in order at one offset: applyOperations keeps it
       result.todos_added += comments.size();
@@ -264,7 +259,7 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
 
   std::vector<Operation> ops = std::move(accepted);
   ops.insert(ops.end(), inserts.begin(), inserts.end());
-  for (const Operation& op : ops) result.changes.push_back({op.start, op.end, op.text, op.rule, op.kind});
+  result.changes.assign(ops.begin(), ops.end());  // the Change part of each
   std::stable_sort(result.changes.begin(), result.changes.end(),
                    [](const Change& a, const Change& b) { return a.start < b.start; });
   result.text = applyOperations(original, std::move(ops));
