@@ -66,16 +66,34 @@ std::string codeOnly(std::string_view s) {
 struct Line {
   std::size_t begin = 0;  ///< offset of the first character
   std::size_t indent = 0;
-  std::string_view text;  ///< code only, indentation removed (a view into PyFile::code)
+  std::string_view text;  ///< code only, indentation removed (a view into Text::code)
 };
 
-/// A block: a top-level function or a class, with the lines of its body.
+/// A file's text while it is read: the passes keep only the summaries below, never the text, so
+/// memory stays that of one file plus the summaries however large the repository.
+struct Text {
+  std::string text;
+  std::string code;  ///< the text with comments and strings blanked; lines view into it
+  std::vector<Line> lines;
+};
+
+/// What a block's lines show that the glue asks about, read once from the code, for the names
+/// the file imports or defines at top level.
+struct Uses {
+  std::set<std::string> calls;  ///< plain names called: `name(` (not `x.name(`)
+  /// `a.b.c` gives (a, b) and (a.b, c): a name and the attribute read on it, first sightings in
+  /// order of appearance.
+  std::vector<std::pair<std::string, std::string>> attributes;
+  bool launch = false;  ///< a kernel launch the module pass sees: `kernel[grid](` or `torch.ops.`
+};
+
+/// A block: a top-level function or an autograd Function class, with what its body uses.
 struct Block {
   std::string name;
-  std::string bases;  ///< classes: the text between the parentheses
   std::size_t line = 0;
   std::size_t name_begin = 0;
   std::size_t body_end = 0;  ///< index of the first line after the body
+  Uses uses;
 };
 
 struct Import {
@@ -90,12 +108,10 @@ struct PyFile {
   std::string path;
   std::string dotted;
   bool package = false;
-  std::string text;
-  std::string code;  ///< the text with comments and strings blanked (parse); lines view into it
-  std::vector<Line> lines;
+  bool autograd_import = false;  ///< `from torch.autograd import` / `from torch.autograd.function import`
   std::vector<Import> imports;
   std::vector<Block> functions;         ///< top level
-  std::vector<Block> classes;           ///< any level
+  std::vector<Block> classes;           ///< autograd Functions, any level
   std::set<std::string> exports;        ///< names of this module that reach an extension
   std::map<std::string, bool> helpers;  ///< top-level function -> reached only through other files
 };
@@ -110,49 +126,11 @@ std::string dottedName(std::string path, bool& package) {
   return path;
 }
 
-// The patterns run on RE2 (byte_regex.hpp): a hostile line of megabytes cannot overflow the stack.
-
-const RE2& wordCall(const std::string& name) {
-  thread_local std::map<std::string, std::unique_ptr<RE2>> cache;
-  auto& re = cache[name];
-  if (!re) re = std::make_unique<RE2>("(^|[^\\w.])" + RE2::QuoteMeta(name) + "\\s*\\(", bytePattern());
-  return *re;
-}
-
-/// `name(` as a call of a plain name (not an attribute) somewhere in lines [from, to).
-bool callsName(const PyFile& f, std::size_t from, std::size_t to, const std::string& name) {
-  for (std::size_t i = from; i < to; ++i)
-    if (f.lines[i].text.find(name) != std::string::npos && RE2::PartialMatch(f.lines[i].text, wordCall(name)))
-      return true;
-  return false;
-}
-
-/// `alias.attr(` / `alias.attr` uses in lines [from, to): the attribute names.
-std::vector<std::string> attributesOf(const PyFile& f, std::size_t from, std::size_t to,
-                                      const std::string& alias) {
-  std::vector<std::string> out;
-  bool any = false;
-  for (std::size_t i = from; i < to && !any; ++i)
-    any = f.lines[i].text.find(alias + ".") != std::string::npos;
-  if (!any) return out;
-  thread_local std::map<std::string, std::unique_ptr<RE2>> cache;
-  auto& use = cache[alias];
-  if (!use) use = std::make_unique<RE2>("(^|[^\\w.])" + RE2::QuoteMeta(alias) + "\\.(\\w+)", bytePattern());
-  for (std::size_t i = from; i < to; ++i) {
-    if (f.lines[i].text.find(alias + ".") == std::string::npos) continue;
-    forEachMatch(*use, f.lines[i].text, [&](const auto& m) { out.push_back(str(m[2])); });
-  }
-  return out;
-}
-
-/// Reads the imports (and, with `blocks`, the top-level functions and the classes) of a file.
-void parse(PyFile& f, bool blocks) {
-  f.lines.clear();
-  f.imports.clear();
-  f.functions.clear();
-  f.classes.clear();
-  f.code = codeOnly(f.text);
-  const std::string_view code = f.code;
+Text split(std::string text) {
+  Text t;
+  t.text = std::move(text);
+  t.code = codeOnly(t.text);
+  const std::string_view code = t.code;
   std::size_t at = 0;
   while (at <= code.size()) {
     std::size_t end = code.find('\n', at);
@@ -164,21 +142,101 @@ void parse(PyFile& f, bool blocks) {
     l.indent = i - at;
     l.text = code.substr(i, end - i);
     while (!l.text.empty() && (l.text.back() == ' ' || l.text.back() == '\r')) l.text.remove_suffix(1);
-    f.lines.push_back(std::move(l));
+    t.lines.push_back(l);
     if (end == code.size()) break;
     at = end + 1;
   }
+  return t;
+}
+
+// The scans are loops and RE2 (byte_regex.hpp): a hostile line of megabytes cannot overflow the stack.
+
+bool word(char c) {  // RE2's \w
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool space(char c) {  // RE2's \s
+  return c == ' ' || c == '\t' || c == '\f' || c == '\r' || c == '\n';
+}
+
+/// Adds what lines [from, to) use of `names` (calls of them, attributes read on them). A name
+/// starts where the character before is neither a word character nor a dot (as `(^|[^\w.])name`
+/// would), so `x.name(` is not a call of `name`.
+void readUses(const Text& t, std::size_t from, std::size_t to, const std::set<std::string_view>& names,
+              Uses& uses) {
+  std::set<std::pair<std::string_view, std::string_view>> seen;
+  for (std::size_t n = from; n < to && n < t.lines.size(); ++n) {
+    const std::string_view s = t.lines[n].text;
+    if (s.find("](") != std::string_view::npos || s.find("torch.ops.") != std::string_view::npos)
+      uses.launch = true;
+    std::size_t i = 0;
+    while (i < s.size()) {
+      if (!word(s[i]) || (i > 0 && (word(s[i - 1]) || s[i - 1] == '.'))) {
+        ++i;
+        continue;
+      }
+      std::size_t e = i;
+      while (e < s.size() && word(s[e])) ++e;
+      std::size_t k = e;
+      while (k < s.size() && space(s[k])) ++k;
+      if (k < s.size() && s[k] == '(' && names.count(s.substr(i, e - i)))
+        uses.calls.emplace(s.substr(i, e - i));
+      // The chain a.b.c: each prefix with the attribute after it.
+      while (e + 1 < s.size() && s[e] == '.' && word(s[e + 1])) {
+        std::size_t a = e + 1;
+        while (a < s.size() && word(s[a])) ++a;
+        const std::string_view prefix = s.substr(i, e - i);
+        const std::string_view attribute = s.substr(e + 1, a - e - 1);
+        if (names.count(prefix) && seen.emplace(prefix, attribute).second)
+          uses.attributes.emplace_back(prefix, attribute);
+        e = a;
+      }
+      i = e;
+    }
+  }
+}
+
+/// `name(` as a call of a plain name (not an attribute) in the block.
+bool callsName(const Uses& uses, const std::string& name) {
+  return uses.calls.count(name) > 0;
+}
+
+/// `alias.attr(` / `alias.attr` uses in the block: the attribute names, first sightings in order.
+std::vector<std::string> attributesOf(const Uses& uses, const std::string& alias) {
+  std::vector<std::string> out;
+  for (const auto& [prefix, attribute] : uses.attributes)
+    if (prefix == alias) out.push_back(attribute);
+  return out;
+}
+
+/// `class X(torch.autograd.Function)` (or `Function` / `InplaceFunction` imported from torch.autograd).
+bool autogradFunction(std::string bases, bool autograd_import) {
+  static const RE2 kFunctionBase(R"((^|[^\w])(torch\.autograd\.|autograd\.)?(Function|InplaceFunction)\s*$)",
+                                 bytePattern());
+  const auto comma = bases.find(',');
+  if (comma != std::string::npos) bases.resize(comma);
+  return RE2::PartialMatch(bases, kFunctionBase) &&
+         (autograd_import || bases.find("autograd") != std::string::npos);
+}
+
+/// Reads the imports (and, with `blocks`, the top-level functions and the classes with what
+/// their bodies use) of a file.
+void parse(const Text& t, PyFile& f, bool blocks) {
+  f.imports.clear();
+  f.functions.clear();
+  f.classes.clear();
+  f.autograd_import = t.text.find("from torch.autograd import") != std::string::npos ||
+                      t.text.find("from torch.autograd.function import") != std::string::npos;
+  const std::vector<Line>& lines = t.lines;
   auto bodyEnd = [&](std::size_t header) {
-    const std::size_t indent = f.lines[header].indent;
+    const std::size_t indent = lines[header].indent;
     std::size_t i = header + 1;
     // The header may continue over several lines (parameters): skip to the line ending in ':'.
     std::size_t h = header;
-    while (h < f.lines.size() && (f.lines[h].text.empty() || f.lines[h].text.back() != ':') &&
-           h < header + 30)
-      ++h;
+    while (h < lines.size() && (lines[h].text.empty() || lines[h].text.back() != ':') && h < header + 30) ++h;
     i = h + 1;
-    for (; i < f.lines.size(); ++i)
-      if (!f.lines[i].text.empty() && f.lines[i].indent <= indent) break;
+    for (; i < lines.size(); ++i)
+      if (!lines[i].text.empty() && lines[i].indent <= indent) break;
     return i;
   };
   std::string base =
@@ -199,8 +257,8 @@ void parse(PyFile& f, bool blocks) {
   static const RE2 kDef(R"(^(?:async\s+)?def\s+(\w+)\s*\()", bytePattern());
   static const RE2 kClass(R"(^class\s+(\w+)\s*\((.*)\)\s*:)", bytePattern());
   static const RE2 kAlias(R"(^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$)", bytePattern());
-  for (std::size_t i = 0; i < f.lines.size(); ++i) {
-    const Line& l = f.lines[i];
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const Line& l = lines[i];
     if (l.text.empty()) continue;
     const char c0 = l.text[0];
     if (c0 != 'i' && c0 != 'f' && (!blocks || (c0 != 'd' && c0 != 'a' && c0 != 'c'))) continue;
@@ -221,14 +279,14 @@ void parse(PyFile& f, bool blocks) {
       const std::string module = absolute(str(m1));
       std::string names = str(m2);
       if (names.find('(') != std::string::npos) {
-        for (std::size_t k = i + 1; names.find(')') == std::string::npos && k < f.lines.size() && k < i + 200;
+        for (std::size_t k = i + 1; names.find(')') == std::string::npos && k < lines.size() && k < i + 200;
              ++k)
-          names.append(" ").append(f.lines[k].text);
+          names.append(" ").append(lines[k].text);
         names.erase(std::remove(names.begin(), names.end(), '('), names.end());
         names.erase(std::remove(names.begin(), names.end(), ')'), names.end());
       } else if (!names.empty() && names.back() == '\\') {
         names.pop_back();
-        if (i + 1 < f.lines.size()) names.append(" ").append(f.lines[i + 1].text);
+        if (i + 1 < lines.size()) names.append(" ").append(lines[i + 1].text);
       }
       std::size_t p = 0;
       while (p <= names.size()) {
@@ -245,13 +303,29 @@ void parse(PyFile& f, bool blocks) {
     } else if (l.indent == 0 && (startsWith(l.text, "def ") || startsWith(l.text, "async ")) &&
                RE2::PartialMatch(l.text, kDef, &m1)) {
       f.functions.push_back(
-          {str(m1), "", i, l.begin + static_cast<std::size_t>(m1.data() - l.text.data()), bodyEnd(i)});
+          {str(m1), i, l.begin + static_cast<std::size_t>(m1.data() - l.text.data()), bodyEnd(i), {}});
     }
-    if (startsWith(l.text, "class ") && RE2::PartialMatch(l.text, kClass, &m1, &m2))
-      f.classes.push_back({str(m1), str(m2), i,
+    if (blocks && startsWith(l.text, "class ") && RE2::PartialMatch(l.text, kClass, &m1, &m2) &&
+        autogradFunction(str(m2), f.autograd_import)) {
+      f.classes.push_back({str(m1),
+                           i,
                            l.begin + l.indent + static_cast<std::size_t>(m1.data() - l.text.data()),
-                           bodyEnd(i)});
+                           bodyEnd(i),
+                           {}});
+    }
   }
+  if (!blocks) return;
+  // The glue asks a block only about the names this file imports and its own top-level
+  // functions: only those are kept.
+  std::set<std::string_view> names;
+  for (const Import& imp : f.imports) names.insert(imp.bound);
+  for (const Block& fn : f.functions) names.insert(fn.name);
+  for (Block& fn : f.functions) readUses(t, fn.line + 1, fn.body_end, names, fn.uses);
+  for (Block& cls : f.classes) readUses(t, cls.line + 1, cls.body_end, names, cls.uses);
+  // A function that uses none of them can reach no extension.
+  std::erase_if(f.functions, [](const Block& fn) {
+    return fn.uses.calls.empty() && fn.uses.attributes.empty() && !fn.uses.launch;
+  });
 }
 
 /// A quick look at the raw text: could an import line of this file name a compiled extension
@@ -289,10 +363,11 @@ bool mayImportExtension(std::string_view text) {
 }
 
 /// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare.
-void declaredExtensions(const PyFile& f, std::map<std::string, std::string>& out) {
-  if (f.text.find("CUDAExtension") == std::string::npos) return;
+void declaredExtensions(const std::string& path, std::string_view text,
+                        std::map<std::string, std::string>& out) {
+  if (text.find("CUDAExtension") == std::string::npos) return;
   static const RE2 kBuild(R"(\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
-  forEachMatch(kBuild, f.text, [&](const auto& m) { out.emplace(str(m[1]), f.path); });
+  forEachMatch(kBuild, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
 }
 
 /// Libraries whose imported functions the module pass takes as kernels (see autograd_functions.cpp).
@@ -339,9 +414,9 @@ class Glue {
     }
   }
 
-  /// Why lines [from, to) of `f` reach an extension: `visible` when the module pass sees a kernel
-  /// there itself; `via` names the first way that goes through another file (or a build script).
-  void reasons(const PyFile& f, std::size_t from, std::size_t to, bool& visible, std::string& via) const {
+  /// Why a block of `f` reaches an extension: `visible` when the module pass sees a kernel there
+  /// itself; `via` names the first way that goes through another file (or a build script).
+  void reasons(const PyFile& f, const Uses& uses, bool& visible, std::string& via) const {
     auto note = [&](const std::string& why) {
       if (via.empty()) via = why;
     };
@@ -349,7 +424,7 @@ class Glue {
       if (imp.star) continue;
       const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
       if (extension(target)) {  // an extension module: alias.fn(...)
-        const auto attrs = attributesOf(f, from, to, imp.bound);
+        const auto attrs = attributesOf(uses, imp.bound);
         if (attrs.empty()) continue;
         if (looksLikeExtensionModule(target))
           visible = true;
@@ -359,7 +434,7 @@ class Glue {
         continue;
       }
       if (!imp.name.empty() && extension(imp.module)) {  // from ext import fn
-        if (!callsName(f, from, to, imp.bound)) continue;
+        if (!callsName(uses, imp.bound)) continue;
         if (looksLikeExtensionModule(imp.module))
           visible = true;
         else
@@ -370,14 +445,14 @@ class Glue {
       const bool own_library =
           imp.module.substr(0, imp.module.find('.')) == f.dotted.substr(0, f.dotted.find('.'));
       if (!imp.name.empty() && (kernelishModule(imp.module) || (kernelLibrary(imp.module) && !own_library))) {
-        if (callsName(f, from, to, imp.bound)) visible = true;
+        if (callsName(uses, imp.bound)) visible = true;
         continue;
       }
       // A module of the repository: `import pkg.impl as m` / `from pkg import impl`, then m.helper().
       if (const auto mod = by_module_.find(target); mod != by_module_.end()) {
         const PyFile& src = files_[mod->second];
         if (src.exports.empty() || &src == &f) continue;
-        for (const std::string& a : attributesOf(f, from, to, imp.bound))
+        for (const std::string& a : attributesOf(uses, imp.bound))
           if (src.exports.count(a)) note(imp.bound + "." + a + "() (" + target + ")");
         continue;
       }
@@ -387,19 +462,16 @@ class Glue {
       if (src == by_module_.end() || &files_[src->second] == &f ||
           !files_[src->second].exports.count(imp.name))
         continue;
-      if (callsName(f, from, to, imp.bound)) note(imp.bound + "() (" + imp.module + ")");
+      if (callsName(uses, imp.bound)) note(imp.bound + "() (" + imp.module + ")");
     }
     for (const auto& [name, cross] : f.helpers) {
-      if (!callsName(f, from, to, name)) continue;
+      if (!callsName(uses, name)) continue;
       if (!cross)
         visible = true;
       else
         note(name + "()");
     }
-    for (std::size_t i = from; i < to; ++i)
-      if (f.lines[i].text.find("](") != std::string::npos ||
-          f.lines[i].text.find("torch.ops.") != std::string::npos)
-        visible = true;
+    if (uses.launch) visible = true;
   }
 
  private:
@@ -408,7 +480,7 @@ class Glue {
     for (const Block& fn : f.functions) {
       bool visible = false;
       std::string via;
-      reasons(f, fn.line + 1, fn.body_end, visible, via);
+      reasons(f, fn.uses, visible, via);
       if (!visible && via.empty()) continue;
       const bool cross = !visible;
       auto it = f.helpers.find(fn.name);
@@ -440,103 +512,116 @@ class Glue {
   std::map<std::string, std::size_t> by_module_;
 };
 
+/// The module a non-star import binds when only a build script declares it ("" when none).
+std::string declaredModule(const Glue& glue, const Import& imp) {
+  if (imp.star) return "";
+  const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
+  return glue.declaredOnly(target) ? target : glue.declaredOnly(imp.module) ? imp.module : "";
+}
+
+/// The autograd Functions of `f` that reach an extension only through other modules, with the way.
+std::vector<std::pair<const Block*, std::string>> gluedFunctions(const Glue& glue, const PyFile& f) {
+  std::vector<std::pair<const Block*, std::string>> out;
+  for (const Block& cls : f.classes) {
+    bool visible = false;
+    std::string via;
+    glue.reasons(f, cls.uses, visible, via);
+    if (!visible && !via.empty()) out.emplace_back(&cls, std::move(via));
+  }
+  return out;
+}
+
+/// Reports what the glue found in one file, reading its text again only when there is something.
+void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile& f, const Rules& rules,
+            const Options& options, sdk::FindingSink& sink) {
+  const bool npu_path = !options.include_npu_paths &&
+                        (inNpuDir(f.path) || npuSpecificFile(f.path) || inOtherVendorBackend(f.path));
+  const auto classes = npu_path ? decltype(gluedFunctions(glue, f)){} : gluedFunctions(glue, f);
+  const bool imports = std::any_of(f.imports.begin(), f.imports.end(),
+                                   [&](const Import& imp) { return !declaredModule(glue, imp).empty(); });
+  if (classes.empty() && !imports) return;
+  auto read = workspace.read(f.path);
+  if (!read) return;
+  const Text t = split(std::move(*read));
+  const sdk::LineIndex index(t.text);
+  auto lineRange = [&](std::size_t line) {
+    const Line& l = t.lines.at(line);
+    return index.range(static_cast<std::uint32_t>(l.begin + l.indent),
+                       static_cast<std::uint32_t>(l.begin + l.indent + l.text.size()));
+  };
+  // Imports of, and calls into, extension modules only a build script names.
+  for (const Import& imp : f.imports) {
+    const std::string module = declaredModule(glue, imp);
+    if (module.empty() || imp.line >= t.lines.size()) continue;
+    auto f1 = rules.make(kExtensionImport, f.path, lineRange(imp.line), module, module, {{"value", module}});
+    if (f1) {
+      f1->details = {
+          {"module", module}, {"bound_as", imp.bound}, {"declared_in", glue.declared().at(module)}};
+      sink.report(std::move(*f1));
+    }
+    if (npu_path || module != (imp.name.empty() ? imp.module : imp.module + "." + imp.name)) continue;
+    const RE2 call("(^|[^\\w.])(" + RE2::QuoteMeta(imp.bound) + "\\.(\\w+))\\s*\\(", bytePattern());
+    for (std::size_t i = imp.line + 1; i < t.lines.size(); ++i) {
+      const Line& l = t.lines[i];
+      if (l.text.find(imp.bound + ".") == std::string::npos) continue;
+      forEachMatch(call, l.text, [&](const auto& m) {
+        const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[2].data() - l.text.data());
+        auto f2 = rules.make(
+            kExtensionCall, f.path,
+            index.range(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b + m[2].size())),
+            str(m[2]), {}, {{"value", module}});
+        if (!f2) return;
+        f2->details = {
+            {"module", module}, {"function", str(m[3])}, {"declared_in", glue.declared().at(module)}};
+        sink.report(std::move(*f2));
+      });
+    }
+  }
+  for (const auto& [cls, via] : classes) {
+    const auto b = static_cast<std::uint32_t>(cls->name_begin);
+    auto fn = rules.make(kAutogradFunction, f.path,
+                         index.range(b, b + static_cast<std::uint32_t>(cls->name.size())), cls->name, {},
+                         {{"value", clip("calls " + via, 240)}, {"class", cls->name}});
+    if (!fn) continue;
+    fn->details = {
+        {"class", cls->name}, {"via", via}, {"evidence", "helper of another module of the repository"}};
+    sink.report(std::move(*fn));
+  }
+}
+
 }  // namespace
 
 void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                           sdk::FindingSink& sink) {
   if (!rules.get(kAutogradFunction) && !rules.get(kExtensionImport)) return;
+  // The files are read one at a time, up to three times, and only summaries are kept: holding
+  // every file's text at once cost hundreds of megabytes on large repositories.
   std::vector<PyFile> files;
+  std::map<std::string, std::string> declared;
+  bool candidate = false;
   for (const auto& entry : workspace.files()) {
     if (entry.language != sdk::Language::Python || inSkippedDir(entry.path, options.skip_dirs)) continue;
-    auto text = workspace.read(entry.path);
+    const auto text = workspace.read(entry.path);
     if (!text) continue;
     PyFile f;
     f.path = entry.path;
     f.dotted = dottedName(entry.path, f.package);
-    f.text = std::move(*text);
     files.push_back(std::move(f));
+    declaredExtensions(entry.path, *text, declared);
+    candidate = candidate || mayImportExtension(*text);
   }
-  std::map<std::string, std::string> declared;
-  for (const PyFile& f : files) declaredExtensions(f, declared);
   // Most repositories have no compiled extension: stop before reading the files closely.
-  bool candidate = !declared.empty();
-  for (std::size_t i = 0; i < files.size() && !candidate; ++i) candidate = mayImportExtension(files[i].text);
-  if (!candidate) return;
-  for (PyFile& f : files) parse(f, false);  // the imports first
+  if (!candidate && declared.empty()) return;
+  auto readAll = [&](bool blocks) {
+    for (PyFile& f : files)
+      if (auto text = workspace.read(f.path)) parse(split(std::move(*text)), f, blocks);
+  };
+  readAll(false);  // the imports first
   Glue glue(files, declared);
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
-  for (PyFile& f : files) parse(f, true);
+  readAll(true);
   glue.propagate();
-
-  for (const PyFile& f : files) {
-    const sdk::LineIndex index(f.text);
-    auto lineRange = [&](std::size_t line) {
-      const Line& l = f.lines[line];
-      return index.range(static_cast<std::uint32_t>(l.begin + l.indent),
-                         static_cast<std::uint32_t>(l.begin + l.indent + l.text.size()));
-    };
-    const bool npu_path = !options.include_npu_paths &&
-                          (inNpuDir(f.path) || npuSpecificFile(f.path) || inOtherVendorBackend(f.path));
-    // Imports of, and calls into, extension modules only a build script names.
-    for (const Import& imp : f.imports) {
-      if (imp.star) continue;
-      const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
-      const std::string module = glue.declaredOnly(target)       ? target
-                                 : glue.declaredOnly(imp.module) ? imp.module
-                                                                 : "";
-      if (module.empty()) continue;
-      auto f1 =
-          rules.make(kExtensionImport, f.path, lineRange(imp.line), module, module, {{"value", module}});
-      if (f1) {
-        f1->details = {
-            {"module", module}, {"bound_as", imp.bound}, {"declared_in", glue.declared().at(module)}};
-        sink.report(std::move(*f1));
-      }
-      if (npu_path || module != target) continue;
-      const RE2 call("(^|[^\\w.])(" + RE2::QuoteMeta(imp.bound) + "\\.(\\w+))\\s*\\(", bytePattern());
-      for (std::size_t i = imp.line + 1; i < f.lines.size(); ++i) {
-        const Line& l = f.lines[i];
-        if (l.text.find(imp.bound + ".") == std::string::npos) continue;
-        forEachMatch(call, l.text, [&](const auto& m) {
-          const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[2].data() - l.text.data());
-          auto f2 = rules.make(
-              kExtensionCall, f.path,
-              index.range(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b + m[2].size())),
-              str(m[2]), {}, {{"value", module}});
-          if (!f2) return;
-          f2->details = {
-              {"module", module}, {"function", str(m[3])}, {"declared_in", glue.declared().at(module)}};
-          sink.report(std::move(*f2));
-        });
-      }
-    }
-    if (npu_path) continue;
-    // autograd Functions reaching an extension only through other modules.
-    static const RE2 kFunctionBase(
-        R"((^|[^\w])(torch\.autograd\.|autograd\.)?(Function|InplaceFunction)\s*$)", bytePattern());
-    for (const Block& cls : f.classes) {
-      std::string bases = cls.bases;
-      const auto comma = bases.find(',');
-      if (comma != std::string::npos) bases.resize(comma);
-      if (!RE2::PartialMatch(bases, kFunctionBase)) continue;
-      if (bases.find("autograd") == std::string::npos &&
-          f.text.find("from torch.autograd import") == std::string::npos &&
-          f.text.find("from torch.autograd.function import") == std::string::npos)
-        continue;
-      bool visible = false;
-      std::string via;
-      glue.reasons(f, cls.line + 1, cls.body_end, visible, via);
-      if (visible || via.empty()) continue;
-      const auto b = static_cast<std::uint32_t>(cls.name_begin);
-      auto fn = rules.make(kAutogradFunction, f.path,
-                           index.range(b, b + static_cast<std::uint32_t>(cls.name.size())), cls.name, {},
-                           {{"value", clip("calls " + via, 240)}, {"class", cls.name}});
-      if (!fn) continue;
-      fn->details = {
-          {"class", cls.name}, {"via", via}, {"evidence", "helper of another module of the repository"}};
-      sink.report(std::move(*fn));
-    }
-  }
+  for (const PyFile& f : files) report(workspace, glue, f, rules, options, sink);
 }
 
 }  // namespace custom_ops
