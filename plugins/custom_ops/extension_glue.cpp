@@ -96,12 +96,16 @@ struct Block {
   Uses uses;
 };
 
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
 struct Import {
   std::size_t line = 0;
   std::string module;  ///< absolute dotted name of the module imported from (or imported)
   std::string name;    ///< `from module import name`; empty for `import module`
   std::string bound;   ///< the local name (`import a.b` binds "a.b" as written)
   bool star = false;
+  std::size_t target_file = kNone;  ///< the repository's file of the module imported (Glue sets it)
+  std::size_t from_file = kNone;    ///< the repository's file of `module` in `from module import name`
 };
 
 struct PyFile {
@@ -219,9 +223,9 @@ bool autogradFunction(std::string bases, bool autograd_import) {
          (autograd_import || bases.find("autograd") != std::string::npos);
 }
 
-/// Reads the imports (and, with `blocks`, the top-level functions and the classes with what
-/// their bodies use) of a file.
-void parse(const Text& t, PyFile& f, bool blocks) {
+/// Reads the imports, the top-level functions and the autograd Function classes of a file, with
+/// what the bodies use.
+void parse(const Text& t, PyFile& f) {
   f.imports.clear();
   f.functions.clear();
   f.classes.clear();
@@ -261,7 +265,7 @@ void parse(const Text& t, PyFile& f, bool blocks) {
     const Line& l = lines[i];
     if (l.text.empty()) continue;
     const char c0 = l.text[0];
-    if (c0 != 'i' && c0 != 'f' && (!blocks || (c0 != 'd' && c0 != 'a' && c0 != 'c'))) continue;
+    if (c0 != 'i' && c0 != 'f' && c0 != 'd' && c0 != 'a' && c0 != 'c') continue;
     re2::StringPiece m1, m2;
     if (startsWith(l.text, "import ") && RE2::FullMatch(l.text, kImport, &m1)) {
       std::string list = str(m1);
@@ -305,7 +309,7 @@ void parse(const Text& t, PyFile& f, bool blocks) {
       f.functions.push_back(
           {str(m1), i, l.begin + static_cast<std::size_t>(m1.data() - l.text.data()), bodyEnd(i), {}});
     }
-    if (blocks && startsWith(l.text, "class ") && RE2::PartialMatch(l.text, kClass, &m1, &m2) &&
+    if (startsWith(l.text, "class ") && RE2::PartialMatch(l.text, kClass, &m1, &m2) &&
         autogradFunction(str(m2), f.autograd_import)) {
       f.classes.push_back({str(m1),
                            i,
@@ -314,7 +318,6 @@ void parse(const Text& t, PyFile& f, bool blocks) {
                            {}});
     }
   }
-  if (!blocks) return;
   // The glue asks a block only about the names this file imports and its own top-level
   // functions: only those are kept.
   std::set<std::string_view> names;
@@ -386,6 +389,15 @@ class Glue {
     // A name that is a module of the repository is not a compiled extension.
     for (auto it = declared_.begin(); it != declared_.end();)
       it = by_module_.count(it->first) ? declared_.erase(it) : std::next(it);
+    auto file = [&](const std::string& module) {
+      const auto it = by_module_.find(module);
+      return it == by_module_.end() ? kNone : it->second;
+    };
+    for (PyFile& f : files_)
+      for (Import& imp : f.imports) {
+        imp.target_file = file(imp.name.empty() ? imp.module : imp.module + "." + imp.name);
+        imp.from_file = file(imp.module);
+      }
   }
 
   const std::map<std::string, std::string>& declared() const { return declared_; }
@@ -422,9 +434,12 @@ class Glue {
     };
     for (const Import& imp : f.imports) {
       if (imp.star) continue;
+      // Every way below starts from a use of the bound name in the block.
+      const bool called = callsName(uses, imp.bound);
+      const auto attrs = attributesOf(uses, imp.bound);
+      if (!called && attrs.empty()) continue;
       const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
       if (extension(target)) {  // an extension module: alias.fn(...)
-        const auto attrs = attributesOf(uses, imp.bound);
         if (attrs.empty()) continue;
         if (looksLikeExtensionModule(target))
           visible = true;
@@ -434,7 +449,7 @@ class Glue {
         continue;
       }
       if (!imp.name.empty() && extension(imp.module)) {  // from ext import fn
-        if (!callsName(uses, imp.bound)) continue;
+        if (!called) continue;
         if (looksLikeExtensionModule(imp.module))
           visible = true;
         else
@@ -445,24 +460,22 @@ class Glue {
       const bool own_library =
           imp.module.substr(0, imp.module.find('.')) == f.dotted.substr(0, f.dotted.find('.'));
       if (!imp.name.empty() && (kernelishModule(imp.module) || (kernelLibrary(imp.module) && !own_library))) {
-        if (callsName(uses, imp.bound)) visible = true;
+        if (called) visible = true;
         continue;
       }
       // A module of the repository: `import pkg.impl as m` / `from pkg import impl`, then m.helper().
-      if (const auto mod = by_module_.find(target); mod != by_module_.end()) {
-        const PyFile& src = files_[mod->second];
+      if (imp.target_file != kNone) {
+        const PyFile& src = files_[imp.target_file];
         if (src.exports.empty() || &src == &f) continue;
-        for (const std::string& a : attributesOf(uses, imp.bound))
+        for (const std::string& a : attrs)
           if (src.exports.count(a)) note(imp.bound + "." + a + "() (" + target + ")");
         continue;
       }
       // A helper of another module: `from pkg.impl import helper`.
-      if (imp.name.empty()) continue;
-      const auto src = by_module_.find(imp.module);
-      if (src == by_module_.end() || &files_[src->second] == &f ||
-          !files_[src->second].exports.count(imp.name))
-        continue;
-      if (callsName(uses, imp.bound)) note(imp.bound + "() (" + imp.module + ")");
+      if (imp.name.empty() || imp.from_file == kNone) continue;
+      const PyFile& src = files_[imp.from_file];
+      if (&src == &f || !src.exports.count(imp.name)) continue;
+      if (called) note(imp.bound + "() (" + imp.module + ")");
     }
     for (const auto& [name, cross] : f.helpers) {
       if (!callsName(uses, name)) continue;
@@ -495,9 +508,8 @@ class Glue {
     }
     // Re-exports: `from .impl import helper` (and `*`) make the helper a name of this module too.
     for (const Import& imp : f.imports) {
-      const auto src = by_module_.find(imp.module);
-      if (src == by_module_.end() || &files_[src->second] == &f) continue;
-      const std::set<std::string> exported = files_[src->second].exports;
+      if (imp.from_file == kNone || &files_[imp.from_file] == &f) continue;
+      const std::set<std::string>& exported = files_[imp.from_file].exports;
       if (imp.star) {
         for (const std::string& e : exported) changed = f.exports.insert(e).second || changed;
       } else if (exported.count(imp.name)) {
@@ -594,7 +606,7 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
 void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                           sdk::FindingSink& sink) {
   if (!rules.get(kAutogradFunction) && !rules.get(kExtensionImport)) return;
-  // The files are read one at a time, up to three times, and only summaries are kept: holding
+  // The files are read one at a time, up to twice, and only summaries are kept: holding
   // every file's text at once cost hundreds of megabytes on large repositories.
   std::vector<PyFile> files;
   std::map<std::string, std::string> declared;
@@ -612,14 +624,10 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
   }
   // Most repositories have no compiled extension: stop before reading the files closely.
   if (!candidate && declared.empty()) return;
-  auto readAll = [&](bool blocks) {
-    for (PyFile& f : files)
-      if (auto text = workspace.read(f.path)) parse(split(std::move(*text)), f, blocks);
-  };
-  readAll(false);  // the imports first
+  for (PyFile& f : files)
+    if (auto text = workspace.read(f.path)) parse(split(std::move(*text)), f);
   Glue glue(files, declared);
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
-  readAll(true);
   glue.propagate();
   for (const PyFile& f : files) report(workspace, glue, f, rules, options, sink);
 }

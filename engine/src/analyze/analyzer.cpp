@@ -290,11 +290,30 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 }
 
 void sortModel(MigrationModel& model) {
-  std::sort(model.findings.begin(), model.findings.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.file, a.range.line, a.range.column, a.rule_id, a.range.end_line, a.range.end_column,
-                    a.message) < std::tie(b.file, b.range.line, b.range.column, b.rule_id, b.range.end_line,
-                                          b.range.end_column, b.message);
+  auto place = [](const sdk::Finding& f) {
+    return std::tie(f.file, f.range.line, f.range.column, f.rule_id, f.range.end_line, f.range.end_column);
+  };
+  // A total order, so that the output does not depend on which thread reported first: at one
+  // place, a fix before none, then the higher confidence, then the text.
+  std::sort(model.findings.begin(), model.findings.end(), [&](const sdk::Finding& a, const sdk::Finding& b) {
+    if (place(a) != place(b)) return place(a) < place(b);
+    if (a.autofix() != b.autofix()) return a.autofix();
+    if (a.confidence != b.confidence) return a.confidence > b.confidence;
+    return std::tie(a.message, a.details, a.api, a.resolved_api) <
+           std::tie(b.message, b.details, b.api, b.resolved_api);
   });
+  // One rule at one place is one finding, however many passes saw it (a module's pass and a
+  // repository pass may both): the first keeps its text and fix, and gains the others' details.
+  std::vector<sdk::Finding> merged;
+  merged.reserve(model.findings.size());
+  for (sdk::Finding& f : model.findings) {
+    if (!merged.empty() && place(merged.back()) == place(f)) {
+      merged.back().details.merge(f.details);
+      continue;
+    }
+    merged.push_back(std::move(f));
+  }
+  model.findings = std::move(merged);
   std::sort(model.modules.begin(), model.modules.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   std::stable_sort(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& a, const auto& b) {

@@ -132,7 +132,8 @@ struct MigrationModel {
   VerifyResult verify;
 };
 
-/// Sorts findings (file, line, column, rule id, end), modules (path) and diagnostics (file, line, code).
+/// Sorts findings (file, line, column, rule id, end; then fix, confidence, text), merging the
+/// findings of one rule at one place into one; sorts modules (path) and diagnostics (file, line, code).
 void sortModel(MigrationModel& model);
 
 /// Moves the dependency-matrix rows (sdk::isDependencyRow) from `findings` to `dependencies`,
