@@ -191,6 +191,14 @@ int main(int argc, char** argv) {
   rules_show->add_option("--rule-pack", pack_dirs, "A rule pack directory (repeatable)");
   rules_show->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
 
+  auto* new_cmd = app.add_subcommand("new", "Write a skeleton: a rule pack");
+  new_cmd->require_subcommand(1);
+  std::string new_name;
+  std::string new_dir;
+  auto* new_pack = new_cmd->add_subcommand("pack", "A rule pack that passes `rules test` as written");
+  new_pack->add_option("name", new_name, "The pack's name, e.g. acme-gpu")->required();
+  new_pack->add_option("--dir", new_dir, "Where its directory goes (default: the working directory)");
+
   auto* config = app.add_subcommand("config", "Pipeline configuration");
   config->require_subcommand(1);
   std::string dump_file;
@@ -293,6 +301,7 @@ int main(int argc, char** argv) {
   if (*rules_test) return rulesTest(std::vector<fs::path>(test_dirs.begin(), test_dirs.end()), rule_sources);
   if (*rules_list) return rulesList(rule_sources, rules_domain, rules_format);
   if (*rules_show) return rulesShow(rule_id, rule_sources);
+  if (*new_pack) return newPack(new_name, new_dir);
   if (*dump) return configDump(dump_file, dump_flags);
   if (*verify || *report) {
     std::vector<Override> overrides;

@@ -453,5 +453,24 @@ TEST_F(RulePacks, RulesListAndShow) {
   EXPECT_NE(unknown.output.find("no plugin or rule pack has a rule NOPE-1"), std::string::npos);
 }
 
+TEST_F(RulePacks, NewPackWritesASkeletonThatPassesRulesTest) {
+  TempDir where;
+  auto made = run(cli() + " new pack acme-gpu --dir " + quote(where.path().string()));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const fs::path skeleton = where / "acme-gpu";
+  for (const char* file : {"pack.yaml", "rules/acme_gpu.yaml", "README.md"})
+    EXPECT_TRUE(fs::exists(skeleton / file)) << file;
+  auto tested = run(cli() + " rules test " + quote(skeleton.string()));
+  EXPECT_EQ(tested.exit_code, 0) << tested.output;
+  EXPECT_NE(tested.output.find("1 rules, 2 snippets: all passed"), std::string::npos) << tested.output;
+  auto listed = run(cli() + " plugins --rule-pack " + quote(skeleton.string()));
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  EXPECT_NE(listed.output.find("acme-gpu 0.1.0  domain=device  rules=1"), std::string::npos) << listed.output;
+  auto again = run(cli() + " new pack acme-gpu --dir " + quote(where.path().string()));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.output.find("exists"), std::string::npos) << again.output;
+  EXPECT_EQ(run(cli() + " new pack 'no good' --dir " + quote(where.path().string())).exit_code, 2);
+}
+
 }  // namespace
 }  // namespace migrate

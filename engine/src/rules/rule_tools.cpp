@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -430,6 +431,127 @@ int rulesShow(const std::string& id, const RuleSources& sources) {
       std::cout << "\n" << indented(s.code, "    ");
     }
   }
+  return kExitOk;
+}
+
+int newPack(const std::string& name, const fs::path& dir) {
+  const bool valid = !name.empty() && name.size() <= 64 &&
+                     std::isalpha(static_cast<unsigned char>(name[0])) &&
+                     std::all_of(name.begin(), name.end(),
+                                 [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_'; });
+  if (!valid) {
+    std::cerr
+        << "error: '" << name
+        << "' is not a pack name: letters, digits, '-' and '_', starting with a letter (e.g. acme-gpu)\n";
+    return kExitUsage;
+  }
+  std::string prefix;  // ACMEGPU for acme-gpu: the letters and digits, upper-cased
+  std::string module;  // acme_gpu: the sample rule's made-up library
+  for (const unsigned char c : name) {
+    if (std::isalnum(c) && prefix.size() < 8) prefix += static_cast<char>(std::toupper(c));
+    module += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '_';
+  }
+  const fs::path root = (dir.empty() ? fs::current_path() : dir) / name;
+  std::error_code ec;
+  if (fs::exists(root, ec)) {
+    std::cerr << "error: " << root.string() << " exists; choose another name or --dir\n";
+    return kExitUsage;
+  }
+  const std::string id = prefix + "-001";
+  const std::string pack_yaml =
+      "# A rule pack (docs/rule-packs.md). Editors check this file with docs/schemas/pack.schema.json:\n"
+      "# add `# yaml-language-server: $schema=<that path or URL>` as the first line.\n"
+      "format: 1\n"
+      "name: " +
+      name +
+      "\n"
+      "version: 0.1.0\n"
+      "prefix: " +
+      prefix + "                     # every rule id is " + prefix +
+      "-<number>\n"
+      "migrate_pipeline: \">=" +
+      std::string(sdk::kSdkVersion).substr(0, std::string(sdk::kSdkVersion).rfind('.')) +
+      ", <1\"\n"
+      "description: what the pack covers, in one line\n"
+      "# homepage: https://example.com/" +
+      name +
+      "\n"
+      "# domains:                          # a new domain gets its own group in the report\n"
+      "#   - name: " +
+      module +
+      "_runtime\n"
+      "#     title: Issues of " +
+      name + "\n";
+  const std::string rules_yaml =
+      "# Rules in the format of docs/writing-rules.md; `domain` is a plugin's domain (device, deps,\n"
+      "# attention, custom_ops, distributed, precision) or one pack.yaml declares.\n"
+      "format: 1\n"
+      "domain: device\n"
+      "rules:\n"
+      "  - id: " +
+      id +
+      "\n"
+      "    title: " +
+      module +
+      ".cuda.synchronize waits for the CUDA device\n"
+      "    message: \"{api} waits for the CUDA device; use {npu}\"\n"
+      "    match:\n"
+      "      api:\n"
+      "        - {name: " +
+      module + ".cuda.synchronize, npu: " + module +
+      ".npu.synchronize}\n"
+      "    npu_alternative: \"{npu}\"\n"
+      "    confidence: high\n"
+      "    difficulty: low\n"
+      "    effort_days: 0.05\n"
+      "    fix: {replace_api: true}\n"
+      "    tests:\n"
+      "      invalid:                       # code the rule must report (on these lines)\n"
+      "        - code: |\n"
+      "            import " +
+      module +
+      ".cuda\n"
+      "            " +
+      module +
+      ".cuda.synchronize()\n"
+      "          lines: [2]\n"
+      "      valid:                         # code it must not report\n"
+      "        - |\n"
+      "          import " +
+      module +
+      ".npu\n"
+      "          " +
+      module + ".npu.synchronize()  # " + module + ".cuda.synchronize() in a comment is no use\n";
+  const std::string readme =
+      "# " + name +
+      "\n\nA rule pack for migrate-pipeline (docs/rule-packs.md).\n\n"
+      "```sh\nmigrate-pipeline rules test " +
+      name +
+      "\n"
+      "migrate-pipeline run PIPELINE --rule-pack " +
+      name +
+      "\n```\n\n"
+      "## Rules\n\n### " +
+      id + " — " + module +
+      ".cuda.synchronize waits for the CUDA device\n\n"
+      "What the rule finds, why it matters on an Ascend NPU, and what to do instead.\n";
+  fs::create_directories(root / "rules", ec);
+  if (ec) {
+    std::cerr << "error: cannot create " << (root / "rules").string() << ": " << ec.message() << "\n";
+    return kExitUsage;
+  }
+  for (const auto& [file, text] : {std::pair{root / "pack.yaml", &pack_yaml},
+                                   std::pair{root / "rules" / (module + ".yaml"), &rules_yaml},
+                                   std::pair{root / "README.md", &readme}}) {
+    std::ofstream out(file, std::ios::binary);
+    out << *text;
+    if (!out) {
+      std::cerr << "error: cannot write " << file.string() << "\n";
+      return kExitUsage;
+    }
+  }
+  std::cout << "wrote " << root.string() << ": pack.yaml, rules/" << module << ".yaml (" << id
+            << "), README.md\ncheck it with: migrate-pipeline rules test " << root.string() << "\n";
   return kExitOk;
 }
 

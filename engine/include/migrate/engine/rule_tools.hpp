@@ -33,4 +33,9 @@ int rulesList(const RuleSources& sources, const std::string& domain, const std::
 /// 2 when no plugin or pack has the rule.
 int rulesShow(const std::string& id, const RuleSources& sources);
 
+/// `migrate-pipeline new pack NAME`: a pack skeleton in DIR/NAME (DIR: the working directory when
+/// empty) with one sample rule, its snippets and doc entry, that passes `rules test` as written.
+/// 2 when NAME is not a pack name or DIR/NAME exists.
+int newPack(const std::string& name, const std::filesystem::path& dir);
+
 }  // namespace migrate
