@@ -198,6 +198,17 @@ TEST_F(RulePacks, FindingsOfBothDomainsInFindingsJson) {
   ASSERT_EQ(doc["domains"].size(), 1u);
   EXPECT_EQ(doc["domains"][0],
             (json{{"name", "acme_runtime"}, {"title", "ACME Runtime Issues"}, {"pack", "acme"}}));
+  // findings.json with a pack's plugin record, rules and domains follows its published schema.
+  TempDir work;
+  writeFile(work / "validate.py",
+            "import json,sys,jsonschema\n"
+            "schema=json.load(open(sys.argv[1])); doc=json.load(open(sys.argv[2]))\n"
+            "jsonschema.Draft202012Validator(schema).validate(doc)\n"
+            "print('valid')\n");
+  auto v = run("/usr/bin/python3 " + quote((work / "validate.py").string()) + " " +
+               quote((test::sourceDir() / "docs" / "findings.schema.json").string()) + " " +
+               quote((out() / "findings.json").string()));
+  EXPECT_EQ(v.exit_code, 0) << v.output;
 }
 
 TEST_F(RulePacks, FindingsInSarifAndCsv) {
