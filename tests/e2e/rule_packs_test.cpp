@@ -423,9 +423,16 @@ TEST_F(RulePacks, RulesTestReportsEveryBrokenSnippetOfEveryPack) {
       << r.output;
   // A pack that does not load is reported with the others' results.
   const fs::path bad = brokenPack("bad-format", "pack.yaml", replaced(kPackYaml, "format: 1", "format: 3"));
+  // Its rule files are checked all the same: every problem of every pack in one go.
+  writeFile(bad / "rules" / "runtime.yaml",
+            replaced(kRuntimeRules, "      valid: [\"import acme\\n\"]\n", ""));
   auto both = run(cli() + " rules test " + quote(bad.string()) + " " + quote(pack().string()));
   EXPECT_EQ(both.exit_code, 1) << both.output;
   EXPECT_NE(both.output.find("ERROR " + bad.string() + "/pack.yaml:1:9: unsupported pack format 3"),
+            std::string::npos)
+      << both.output;
+  EXPECT_NE(both.output.find("ERROR " + bad.string() +
+                             "/rules/runtime.yaml:4:5: rule ACME-002: has no valid snippet"),
             std::string::npos)
       << both.output;
   EXPECT_NE(both.output.find("ok   " + pack().string()), std::string::npos) << both.output;

@@ -136,14 +136,15 @@ void readPackFile(const Reader& r, const YAML::Node& doc, const KnownRules& know
 }
 
 /// The rules of one pack's rule file, with the checks a pack adds to the rule format. Appends
-/// problems to `errors`.
+/// problems to `errors`. Without `header` (pack.yaml did not load) the file is still checked,
+/// for every problem at once, but its domain and ids cannot be judged.
 void readPackRules(const fs::path& file, const std::string& text, const KnownRules& known, RulePack& pack,
-                   std::vector<std::string>& errors) {
+                   bool header, std::vector<std::string>& errors) {
   std::vector<std::string> domain_names;
   for (const auto& d : pack.domains) domain_names.push_back(d.name);
   const std::string pack_yaml = (pack.dir / "pack.yaml").string();
   auto rules = loadRules(text, file.string(), [&](const std::string& declared) -> std::string {
-    if (known.domains.count(declared) ||
+    if (!header || known.domains.count(declared) ||
         std::find(domain_names.begin(), domain_names.end(), declared) != domain_names.end())
       return {};
     std::string plugins;
@@ -158,7 +159,7 @@ void readPackRules(const fs::path& file, const std::string& text, const KnownRul
   for (Rule& rule : rules.value()) {
     const std::string at = rule.source + ": rule " + rule.id + ": ";
     bool ok = true;
-    if (rule.id.rfind(pack.prefix + "-", 0) != 0 || rule.id.size() == pack.prefix.size() + 1) {
+    if (header && (rule.id.rfind(pack.prefix + "-", 0) != 0 || rule.id.size() == pack.prefix.size() + 1)) {
       errors.push_back(at + "the pack's rule ids start with its prefix, " + pack.prefix + "- (e.g. " +
                        pack.prefix + "-001); rename it");
       ok = false;
@@ -179,7 +180,8 @@ void readPackRules(const fs::path& file, const std::string& text, const KnownRul
   }
 }
 
-/// One pack, or nothing when pack.yaml cannot be read; its problems go to `errors`.
+/// One pack, or nothing when it has problems; every problem goes to `errors` (a pack.yaml that
+/// does not load does not keep its rule files from being checked).
 std::optional<RulePack> loadRulePack(const fs::path& dir, const KnownRules& known,
                                      const std::string& tool_version, std::vector<std::string>& errors) {
   RulePack pack;
@@ -199,15 +201,15 @@ std::optional<RulePack> loadRulePack(const fs::path& dir, const KnownRules& know
   }
   std::string digest_input = "pack.yaml\n" + text;
   const Reader r(pack_file.string());
+  bool header = false;
   try {
     readPackFile(r, YAML::Load(text), known, tool_version, pack);
+    header = true;
   } catch (const yaml::YamlError& e) {
     errors.push_back(e.what());
-    return std::nullopt;
   } catch (const YAML::Exception& e) {
     errors.push_back(pack_file.string() + ":" + std::to_string(e.mark.line + 1) + ":" +
                      std::to_string(e.mark.column + 1) + ": malformed YAML: " + e.msg);
-    return std::nullopt;
   }
   std::vector<fs::path> files;
   if (fs::is_directory(dir / "rules", ec))
@@ -215,7 +217,7 @@ std::optional<RulePack> loadRulePack(const fs::path& dir, const KnownRules& know
       if (e.path().extension() == ".yaml" && e.is_regular_file()) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   if (files.empty())
-    errors.push_back(dir.string() + ": pack " + pack.name + " has no rules/*.yaml; add its rule files there");
+    errors.push_back(dir.string() + ": the pack has no rules/*.yaml; add its rule files there");
   for (const fs::path& f : files) {
     std::string rules_text;
     if (!readText(f, rules_text)) {
@@ -223,8 +225,9 @@ std::optional<RulePack> loadRulePack(const fs::path& dir, const KnownRules& know
       continue;
     }
     digest_input += "\n" + f.filename().string() + "\n" + rules_text;
-    readPackRules(f, rules_text, known, pack, errors);
+    readPackRules(f, rules_text, known, pack, header, errors);
   }
+  if (!header) return std::nullopt;
   std::string readme;
   if (readText(dir / "README.md", readme)) {
     pack.has_readme = true;
