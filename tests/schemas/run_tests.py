@@ -12,10 +12,8 @@ in-step      the loaders and the schemas agree: the key sets the loaders accept 
              `config dump` of every shipped pipeline validates and a minimal pipeline's dump
              shows the schema's defaults; written cases (typos, wrong types, bad enums, out of
              range values, and valid variants) get the same verdict from the loader (run through
-             the CLI) and from the schema; pack files through `plugins --rule-pack DIR`. Rule
-             files' cases are checked against the schema alone (plus the key and choice lists):
-             the one command that loads a rule file, `rules test`, adds a pack's checks and runs
-             the snippets.
+             the CLI) and from the schema; pack files, and rule files as a pack's, through
+             `plugins --rule-pack DIR`.
 
 Files are read as YAML 1.2 (what yaml-language-server and yaml-cpp read): `1e-05` is a
 number, `yes` is a string. Nothing is written into the source tree; cases go to a temporary
@@ -771,11 +769,11 @@ def check_in_step(s, cli, source):
                       "repos": [{"name": "a", "source": "repo"}]}
         check_cases(s, cli, work, "fleet", fleet_base, FLEET_CASES, fleet_verdict)
         check_cases(s, cli, work, "pack", PACK_BASE, PACK_CASES, pack_verdict)
-    check_rule_cases(s)
+        check_rule_cases(s, cli, work)
 
 
-# Rule files: these cases check the schema alone against what rule_loader.cpp accepts and refuses
-# (`rules test` loads rule files, but adds a pack's checks and runs the snippets).
+# Rule files: what rule_loader.cpp accepts and refuses, checked against the schema and, as a
+# rule pack's file, through the CLI (the custom match aside, which a pack refuses).
 RULE_BASE = {
     "id": "TST-001",
     "title": "a synchronize call",
@@ -841,23 +839,48 @@ RULE_CASES = [
 ]
 
 
-def check_rule_cases(s):
-    wrong = 0
-    for case in RULE_CASES:
-        doc = {"format": 1, "domain": "testing", "rules": [merged(RULE_BASE, case.change)]}
+def rule_verdict(cli, work, doc):
+    """The rule file `doc` in a pack (prefix TST, declaring the domain `testing`) loaded by
+    `plugins --rule-pack DIR`: the rule loader's verdict, plus a pack's own checks (snippets
+    required, no custom match), which the cases avoid."""
+    pack = os.path.join(work, "rule-case-pack")
+    os.makedirs(os.path.join(pack, "rules"), exist_ok=True)
+    with open(os.path.join(pack, "pack.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_yaml({"format": 1, "name": "rule-cases", "version": "1", "prefix": "TST",
+                           "migrate_pipeline": ">=0.1", "domains": [{"name": "testing", "title": "T"}]}))
+    with open(os.path.join(pack, "rules", "case.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_yaml(doc))
+    code, _, err = run(cli, ["plugins", "--rule-pack", pack], work)
+    if code not in (0, 4) or (code == 4 and "case.yaml" not in err):
+        return None, f"`plugins --rule-pack` exited {code}: {err}"
+    return (A if code == 0 else R), err
+
+
+def check_rule_cases(s, cli, work):
+    through_cli = 0
+    cases = [(case.name, {"format": 1, "domain": "testing", "rules": [merged(RULE_BASE, case.change)]},
+              case.loader, case.schema) for case in RULE_CASES]
+    cases += [(name, merged({"format": 1, "domain": "testing", "rules": [RULE_BASE]}, change), R, R)
+              for change, name in (({"format": 2}, "format 2"), ({"domain": DELETE}, "no domain"),
+                                   ({"rule": []}, "a typo in a top-level key"))]
+    for name, doc, loader_expected, schema_expected in cases:
         errors = s.errors("rules", doc)
         verdict = R if errors else A
-        if verdict != case.schema:
-            wrong += 1
-            fail(f"rules case '{case.name}': rule_loader.cpp would {case.loader} it, rules.schema.json should "
-                 f"{case.schema} it but did not ({'; '.join(errors) or 'no error'})")
-    for change, name in (({"format": 2}, "format 2"), ({"domain": DELETE}, "no domain"),
-                         ({"rule": []}, "a typo in a top-level key")):
-        doc = merged({"format": 1, "domain": "testing", "rules": [RULE_BASE]}, change)
-        if not s.errors("rules", doc):
-            fail(f"rules case '{name}': rule_loader.cpp refuses it, rules.schema.json accepts it")
-    print(f"in-step: {len(RULE_CASES) + 3} rule-file cases checked against the schema alone "
-          "(`rules test` would add a pack's checks and run the snippets)")
+        if verdict != schema_expected:
+            fail(f"rules case '{name}': rule_loader.cpp would {loader_expected} it, rules.schema.json should "
+                 f"{schema_expected} it but did not ({'; '.join(errors) or 'no error'})")
+        if "custom" in json.dumps(doc.get("rules", [{}])[0].get("match", {})):
+            continue  # a pack refuses custom matches (it has no code); the rule loader takes them
+        loader, message = rule_verdict(cli, work, doc)
+        if loader is None:
+            fail(f"rules case '{name}': {message}")
+        elif loader != loader_expected:
+            fail(f"rules case '{name}': the rule loader should {loader_expected} it but did not"
+                 f"{(' (' + message + ')') if message else ''}")
+        else:
+            through_cli += 1
+    print(f"in-step: {len(cases)} rule-file cases checked against the schema, {through_cli} of them also "
+          "through the CLI (a rule pack's file, loaded by `plugins --rule-pack`)")
 
 
 def main():
