@@ -3,7 +3,8 @@
 # Builds a domain plugin as a shared library named migrate_<name>.so in the plugin directory.
 # The rule files are embedded in the library at build time; the plugin's entry point lists them
 # by name and reads them with migrateEmbeddedRule("rules/x.yaml") (declared in the generated
-# header <name>_embedded_rules.hpp). NOT_INSTALLED keeps test-only plugins out of the install
+# header <name>_embedded_rules.hpp). The plugin's README.md, when there is one, is copied beside
+# the library as migrate_<name>.md (what `migrate-pipeline rules show` reads). NOT_INSTALLED keeps test-only plugins out of the install
 # and of the rule/fixture test discovery.
 set(MIGRATE_EMBED_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/MigrateEmbedRules.cmake")
 
@@ -38,6 +39,13 @@ function(migrate_add_plugin name)
     LIBRARY_OUTPUT_DIRECTORY "${MIGRATE_PLUGIN_OUTPUT_DIR}"
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
+  # The plugin's README.md (one entry per rule id) beside the library, for `rules show`.
+  if(EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/README.md")
+    add_custom_command(TARGET migrate_${name} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different "${CMAKE_CURRENT_SOURCE_DIR}/README.md"
+              "$<TARGET_FILE_DIR:migrate_${name}>/migrate_${name}.md"
+      VERBATIM)
+  endif()
   if(NOT ARG_NOT_INSTALLED)
     set_property(GLOBAL APPEND PROPERTY MIGRATE_PLUGINS migrate_${name})
     set_property(GLOBAL APPEND PROPERTY MIGRATE_PLUGIN_SOURCE_DIRS "${name}=${CMAKE_CURRENT_SOURCE_DIR}")

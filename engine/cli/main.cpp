@@ -9,9 +9,9 @@
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/pipeline.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "migrate/engine/rule_tools.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
-#include "rules/rule_set.hpp"
 
 namespace fs = std::filesystem;
 using namespace migrate;
@@ -26,6 +26,7 @@ struct OverrideFlags {
   int jobs = -1;
   std::string stages;
   std::string plugin_dir;
+  std::vector<std::string> rule_packs;
   bool no_cache = false;
   std::vector<std::string> sets;
 
@@ -36,6 +37,8 @@ struct OverrideFlags {
     app->add_option("--jobs", jobs, "Worker threads (0 = all cores)")->check(CLI::Range(0, 1024));
     app->add_option("--stages", stages, "Comma-separated stages: analyze,plan,emit,verify,report");
     app->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
+    app->add_option("--rule-pack", rule_packs,
+                    "A rule pack directory to load besides the pipeline's rule_packs (repeatable)");
     app->add_flag("--no-cache", no_cache,
                   "Analyse every file anew; neither read nor write the analysis cache");
     app->add_option("--set", sets, "Override a pipeline key: dotted.key=value (value is YAML; null removes)");
@@ -77,27 +80,11 @@ struct OverrideFlags {
 Result<PipelineSpec> loadWithOverrides(const std::string& file, const OverrideFlags& flags) {
   auto overrides = flags.overrides();
   if (!overrides) return overrides.error();
-  return loadPipeline(file, overrides.value());
-}
-
-int listPlugins(const std::string& dir_flag) {
-  const fs::path dir = dir_flag.empty() ? defaultPluginDir() : fs::path(dir_flag);
-  auto catalog = discoverPlugins(dir);
-  if (!catalog) {
-    std::cerr << "error: " << catalog.error().message << "\n";
-    return kExitPlugins;
-  }
-  std::cout << "plugins in " << dir.string() << ":\n";
-  for (const auto& p : catalog->plugins) {
-    std::cout << "  " << p.info.name << " " << p.info.version << "  domain=" << p.info.domain
-              << "  rules=" << p.rules->rules().size() << "  " << p.info.description << "\n";
-    for (const auto& o : p.info.options)
-      std::cout << "      option " << o.name << " (default " << o.default_value << "): " << o.description
-                << "\n";
-  }
-  if (catalog->plugins.empty()) std::cout << "  (none)\n";
-  for (const auto& r : catalog->refused) std::cerr << "warning: refused " << r << "\n";
-  return catalog->refused.empty() ? kExitOk : kExitPlugins;
+  auto spec = loadPipeline(file, overrides.value());
+  if (spec)
+    for (const auto& dir : flags.rule_packs)
+      spec->rule_packs.push_back(fs::absolute(dir).lexically_normal().string());
+  return spec;
 }
 
 int configDump(const std::string& file, const OverrideFlags& flags) {
@@ -146,7 +133,7 @@ int main(int argc, char** argv) {
                                         " (plugin SDK ABI " + std::to_string(sdk::kAbiVersion) + ", " +
                                         MIGRATE_TOOLCHAIN_TAG + ")");
   app.footer(
-      "Exit codes: 0 success, 2 usage or pipeline error, 3 source not acquired, 4 plugin error, "
+      "Exit codes: 0 success, 2 usage or pipeline error, 3 source not acquired, 4 plugin or rule pack error, "
       "5 a stage failed (earlier outputs kept); fleet: 6 some repositories failed, 7 the fleet directory is "
       "busy, 8 the fleet store cannot be used, 128+N interrupted by signal N.");
 
@@ -176,8 +163,41 @@ int main(int argc, char** argv) {
   report->add_flag("-q,--quiet", report_quiet, "Only warnings and errors");
 
   std::string plugin_dir;
-  auto* plugins = app.add_subcommand("plugins", "List the plugins found, without analysing");
+  std::vector<std::string> pack_dirs;
+  auto* plugins =
+      app.add_subcommand("plugins", "List the plugins found and the rule packs given, without analysing");
   plugins->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
+  plugins->add_option("--rule-pack", pack_dirs, "A rule pack directory to list (repeatable)");
+
+  auto* rules_cmd = app.add_subcommand("rules", "Rules of the plugins and rule packs: test, list, show");
+  rules_cmd->require_subcommand(1);
+  std::vector<std::string> test_dirs;
+  auto* rules_test = rules_cmd->add_subcommand(
+      "test", "Run the valid/invalid snippets of every rule of rule packs or plugin rule directories");
+  rules_test->add_option("dirs", test_dirs, "Rule pack directories, or plugin rules directories")->required();
+  rules_test->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
+  std::string rules_domain;
+  std::string rules_format = "table";
+  auto* rules_list =
+      rules_cmd->add_subcommand("list", "List the rules of the plugins and the rule packs given");
+  rules_list->add_option("--domain", rules_domain, "Only the rules of this domain");
+  rules_list->add_option("--format", rules_format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  rules_list->add_option("--rule-pack", pack_dirs, "A rule pack directory (repeatable)");
+  rules_list->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
+  std::string rule_id;
+  auto* rules_show =
+      rules_cmd->add_subcommand("show", "A rule's message, NPU alternative, doc entry and snippets");
+  rules_show->add_option("id", rule_id, "The rule id, e.g. DEV-001")->required();
+  rules_show->add_option("--rule-pack", pack_dirs, "A rule pack directory (repeatable)");
+  rules_show->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
+
+  auto* new_cmd = app.add_subcommand("new", "Write a skeleton: a rule pack");
+  new_cmd->require_subcommand(1);
+  std::string new_name;
+  std::string new_dir;
+  auto* new_pack = new_cmd->add_subcommand("pack", "A rule pack that passes `rules test` as written");
+  new_pack->add_option("name", new_name, "The pack's name, e.g. acme-gpu")->required();
+  new_pack->add_option("--dir", new_dir, "Where its directory goes (default: the working directory)");
 
   auto* config = app.add_subcommand("config", "Pipeline configuration");
   config->require_subcommand(1);
@@ -276,7 +296,12 @@ int main(int argc, char** argv) {
     std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());
     return fleetMerge(fleet_dir, shards, merge_manifest, merge_night);
   }
-  if (*plugins) return listPlugins(plugin_dir);
+  RuleSources rule_sources{plugin_dir, std::vector<fs::path>(pack_dirs.begin(), pack_dirs.end())};
+  if (*plugins) return listPlugins(rule_sources);
+  if (*rules_test) return rulesTest(std::vector<fs::path>(test_dirs.begin(), test_dirs.end()), rule_sources);
+  if (*rules_list) return rulesList(rule_sources, rules_domain, rules_format);
+  if (*rules_show) return rulesShow(rule_id, rule_sources);
+  if (*new_pack) return newPack(new_name, new_dir);
   if (*dump) return configDump(dump_file, dump_flags);
   if (*verify || *report) {
     std::vector<Override> overrides;

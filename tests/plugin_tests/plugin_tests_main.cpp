@@ -1,5 +1,6 @@
 // Tests discovered from the plugins themselves:
-//   RuleSnippets.<plugin>_<rule id>   every rule's valid/invalid snippets, and its fixes
+//   RuleSnippets.<plugin>_<rule id>   every rule's valid/invalid snippets, and its fixes (the engine's
+//                                      rules::testSnippets, what `migrate-pipeline rules test` runs)
 //   RuleFiles.<plugin>                 the plugin lists exactly the rules/*.yaml on disk
 //   Fixtures.<plugin>_<case>           plugins/<domain>/tests/fixtures/<case>/ against expected.txt;
 //                                      with after/: the fixed files, and their re-analysis
@@ -18,6 +19,7 @@
 #include "emit/source_edits.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "rules/rule_set.hpp"
+#include "rules/rule_tester.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate {
@@ -46,34 +48,6 @@ std::vector<std::unique_ptr<sdk::PluginContext>>& contexts() {
   return all;
 }
 
-struct SnippetRun {
-  std::vector<sdk::Finding> findings;
-  std::vector<sdk::Diagnostic> diagnostics;
-};
-
-/// Writes the snippet (and its other files) into a fresh repository and analyses it as a run
-/// would: the plugin's rules, analyzeModule for Python files and analyzeRepository.
-SnippetRun analyze(const LoadedPlugin& p, const rules::Snippet& s, const std::string& code) {
-  test::TempDir dir;
-  test::writeFile(dir / s.file, code);
-  for (const auto& [path, content] : s.others) test::writeFile(dir / path, content);
-  SnippetRun out;
-  Workspace ws = buildInventory(dir.path(), {}, out.diagnostics);
-  MigrationModel model;
-  auto progress = makeProgress(false, [](const std::string&) {});
-  analyzeWorkspace(ws, {{&p}}, {.jobs = 1}, *progress, model);
-  out.findings = std::move(model.findings);
-  out.diagnostics.insert(out.diagnostics.end(), model.diagnostics.begin(), model.diagnostics.end());
-  return out;
-}
-
-std::vector<sdk::Finding> ofRule(const std::vector<sdk::Finding>& all, const std::string& id) {
-  std::vector<sdk::Finding> out;
-  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-               [&](const auto& f) { return f.rule_id == id; });
-  return out;
-}
-
 /// `code` with the findings' fixes applied as the emit stage applies them (emit::applyFixes);
 /// `fixed` receives the number of findings applied.
 std::string applyFixes(const std::string& code, const std::vector<sdk::Finding>& findings,
@@ -86,49 +60,14 @@ std::string applyFixes(const std::string& code, const std::vector<sdk::Finding>&
   return out;
 }
 
+/// The rule's snippets as `migrate-pipeline rules test` runs them (rules::testSnippets).
 class SnippetTest : public testing::Test {
  public:
   SnippetTest(const LoadedPlugin* plugin, const rules::Rule* rule) : plugin_(plugin), rule_(rule) {}
   void TestBody() override {
-    const rules::Rule& r = *rule_;
-    EXPECT_FALSE(r.invalid.empty()) << r.id << " (" << r.source << ") has no invalid snippet";
-    EXPECT_FALSE(r.valid.empty()) << r.id << " (" << r.source << ") has no valid snippet";
-    for (const auto& s : r.invalid) {
-      SCOPED_TRACE(r.source + ": invalid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" +
-                   s.code);
-      const SnippetRun run = analyze(*plugin_, s, s.code);
-      for (const auto& d : run.diagnostics)
-        if (d.code == "plugin-error") ADD_FAILURE() << d.message;
-      std::vector<sdk::Finding> found;
-      for (const auto& f : ofRule(run.findings, r.id))
-        if (f.file == s.file) found.push_back(f);
-      if (s.count) {
-        EXPECT_EQ(found.size(), static_cast<std::size_t>(*s.count));
-      } else {
-        EXPECT_GE(found.size(), 1u);
-      }
-      if (!s.lines.empty()) {
-        std::vector<int> lines;
-        for (const auto& f : found) lines.push_back(static_cast<int>(f.range.line));
-        EXPECT_EQ(lines, s.lines);
-      }
-      // Applying the fixes removes exactly the fixed findings and keeps the code parseable.
-      std::size_t fixed = 0;
-      const std::string after = applyFixes(s.code, found, fixed);
-      if (fixed == 0) continue;
-      const SnippetRun again = analyze(*plugin_, s, after);
-      std::size_t remaining = 0;
-      for (const auto& f : ofRule(again.findings, r.id)) remaining += f.file == s.file ? 1 : 0;
-      EXPECT_EQ(remaining, found.size() - fixed) << "after fixes:\n" << after;
-      for (const auto& d : again.diagnostics)
-        EXPECT_NE(d.code, "parse-error") << "fix broke the code:\n" << after;
-    }
-    for (const auto& s : r.valid) {
-      SCOPED_TRACE(r.source + ": valid snippet at YAML line " + std::to_string(s.yaml_line) + ":\n" + s.code);
-      const auto found = ofRule(analyze(*plugin_, s, s.code).findings, r.id);
-      for (const auto& f : found)
-        ADD_FAILURE() << "unexpected " << r.id << " at line " << f.range.line << ": " << f.message;
-    }
+    for (const rules::SnippetFailure& f : rules::testSnippets(*plugin_, *rule_))
+      ADD_FAILURE() << f.where << " (" << f.kind << "): " << f.message << (f.code.empty() ? "" : ":\n")
+                    << f.code;
   }
 
  private:

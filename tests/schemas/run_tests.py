@@ -5,15 +5,15 @@
 
 well-formed  the schemas are draft-07 schemas; every property has a description; no $ref has
              siblings (draft-07 ignores them).
-shipped      every shipped pipeline, fleet manifest, rule file and plan section validates and
+shipped      every shipped pipeline, fleet manifest, rule file, pack file and plan section validates and
              carries the yaml-language-server modeline; the deliberately broken rule file does not.
 in-step      the loaders and the schemas agree: the key sets the loaders accept (read from their
              sources) are the schemas' closed objects, their choice lists are the schemas' enums;
              `config dump` of every shipped pipeline validates and a minimal pipeline's dump
              shows the schema's defaults; written cases (typos, wrong types, bad enums, out of
              range values, and valid variants) get the same verdict from the loader (run through
-             the CLI) and from the schema. Rule files have no CLI that loads one file, so their
-             cases are checked against the schema alone (plus the key and choice lists).
+             the CLI) and from the schema; pack files, and rule files as a pack's, through
+             `plugins --rule-pack DIR`.
 
 Files are read as YAML 1.2 (what yaml-language-server and yaml-cpp read): `1e-05` is a
 number, `yes` is a string. Nothing is written into the source tree; cases go to a temporary
@@ -88,12 +88,14 @@ def dump_yaml(data):
 
 # --- schemas ---------------------------------------------------------------------------------
 
-SCHEMAS = {"pipeline": "pipeline.schema.json", "fleet": "fleet.schema.json", "rules": "rules.schema.json"}
+SCHEMAS = {"pipeline": "pipeline.schema.json", "fleet": "fleet.schema.json", "rules": "rules.schema.json",
+           "pack": "pack.schema.json"}
 LOADERS = {
     "pipeline": ["engine/src/pipeline/pipeline_loader.cpp", "engine/src/pipeline/plan_spec.cpp",
                  "engine/src/pipeline/verify_spec.cpp"],
     "fleet": ["engine/src/fleet/fleet_spec.cpp"],
     "rules": ["engine/src/rules/rule_loader.cpp"],
+    "pack": ["engine/src/rules/rule_pack.cpp"],
 }
 HEADERS = ["engine/include/migrate/engine/pipeline.hpp"]  # constants the loaders share (kAllStages)
 
@@ -212,6 +214,8 @@ def classify(doc):
         return None
     if "format" in doc and "pipeline" in doc:
         return "fleet"
+    if "format" in doc and "migrate_pipeline" in doc:
+        return "pack"
     if "version" in doc and "source" in doc:
         return "pipeline"
     if "format" in doc and "domain" in doc and "rules" in doc:
@@ -238,14 +242,14 @@ def check_modeline(source, path, text, kind, required):
 
 
 def check_shipped(s, source):
-    checked = {"pipeline": 0, "fleet": 0, "rules": 0, "plan": 0}
+    checked = {"pipeline": 0, "fleet": 0, "rules": 0, "pack": 0, "plan": 0}
     files = []  # (path, kind or None = classify, modeline required)
     for p in sorted(glob.glob(os.path.join(source, "pipelines", "*.yaml"))):
         files.append((p, None, True))
     for p in sorted(glob.glob(os.path.join(source, "plugins", "*", "rules", "*.yaml"))):
         files.append((p, "rules", True))
     for p in sorted(glob.glob(os.path.join(source, "examples", "**", "*.yaml"), recursive=True)):
-        files.append((p, None, "/rules/" in p))
+        files.append((p, None, "/rules/" in p or os.path.basename(p) == "pack.yaml"))
     for p in sorted(glob.glob(os.path.join(source, "tests", "plugins", "rules", "*.yaml"))):
         if rel(source, p) not in BROKEN_RULE_FILES:
             files.append((p, "rules", False))
@@ -279,11 +283,11 @@ def check_shipped(s, source):
         with open(os.path.join(source, path), encoding="utf-8") as f:
             if not s.errors("rules", load_yaml(f.read())):
                 fail(f"{path} is broken on purpose, but rules.schema.json accepts it")
-    for kind in ("pipeline", "fleet", "rules"):
+    for kind in ("pipeline", "fleet", "rules", "pack"):
         if not checked[kind]:
             fail(f"no shipped {kind} file found under {source} (wrong --source?)")
     print(f"shipped: {checked['pipeline']} pipelines, {checked['fleet']} fleet manifests, "
-          f"{checked['rules']} rule files, {checked['plan']} plan sections checked")
+          f"{checked['rules']} rule files, {checked['pack']} pack files, {checked['plan']} plan sections checked")
 
 
 # --- in step: key sets and choice lists read from the loaders' sources -----------------------
@@ -458,6 +462,8 @@ PIPELINE_BASE = {
 PIPELINE_CASES = [
     # valid variants
     Case("the minimal pipeline", {}, A),
+    Case("rule packs", {"rule_packs": ["packs/acme", "/opt/packs/other"]}, A),
+    Case("rule_packs as one path", {"rule_packs": "packs/acme"}, R),
     Case("plugins as a list", {"plugins": ["device", "precision"]}, A),
     Case("a plugin with nothing after it", {"plugins": {"device": None}}, A),
     Case("a disabled plugin with yes/no", {"plugins": {"device": {"enabled": "no"}, "precision": {}}}, A),
@@ -546,6 +552,9 @@ PIPELINE_CASES = [
 
 FLEET_CASES = [
     Case("the minimal manifest", {}, A),
+    Case("rule packs in the defaults", {"defaults": {"rule_packs": ["packs/acme"]}}, A),
+    Case("rule_packs as one path", {"defaults": {"rule_packs": "packs/acme"}}, R),
+    Case("rule_packs of a repository", {"repos": [{"name": "a", "source": "repo", "rule_packs": ["p"]}]}, R),
     Case("every key",
          {"keep_nights": 10000, "fetch": {"concurrency": 64, "attempts": 10, "backoff": "500ms"},
           "deliver": {"remote": "source", "branch": "npu/{name}-{date}", "author_name": "bot",
@@ -623,6 +632,76 @@ def fleet_verdict(cli, work, data):
     return (A if f"--only {PROBE}" in err else R), err, None
 
 
+# A pack's rule file for the pack cases: one rule of the device domain, and one of the domain
+# PACK_BASE declares.
+PACK_RULES = """format: 1
+domain: device
+rules:
+  - id: PK-001
+    message: "{api} found"
+    match: {api: [acme.gpu.launch]}
+    confidence: high
+    difficulty: low
+    effort_days: 0.1
+    tests: {invalid: ["import acme.gpu\\nacme.gpu.launch()\\n"], valid: ["import acme\\n"]}
+"""
+PACK_RULES_NEW_DOMAIN = PACK_RULES.replace("domain: device", "domain: pk_runtime").replace("PK-001", "PK-002")
+
+PACK_BASE = {
+    "format": 1,
+    "name": "pk",
+    "version": "1.0.0",
+    "prefix": "PK",
+    "migrate_pipeline": ">=0.4, <1",
+    "domains": [{"name": "pk_runtime", "title": "PK Runtime Issues"}],
+}
+
+PACK_CASES = [
+    Case("the minimal pack", {}, A),
+    Case("every key", {"description": "d", "homepage": "https://example.com/pk", "migrate_pipeline": "0.4.0"}, A),
+    Case("a range of one term with spaces", {"migrate_pipeline": " >= 0.1 "}, A),
+    Case("no domains", {"domains": DELETE, "migrate_pipeline": "!=0.3, >0.3.9"}, A),
+    Case("a typo in a key", {"licence": "MIT"}, R),
+    Case("format 2", {"format": 2}, R),
+    Case("no prefix", {"prefix": DELETE}, R),
+    Case("a lower-case prefix", {"prefix": "pk"}, R),
+    Case("a name with a space", {"name": "p k"}, R),
+    Case("no migrate_pipeline", {"migrate_pipeline": DELETE}, R),
+    Case("a malformed range", {"migrate_pipeline": "~0.4"}, R),
+    Case("a range excluding this release", {"migrate_pipeline": ">=99"}, R, A),
+    Case("a domain without a title", {"domains": [{"name": "pk_runtime"}]}, R),
+    Case("a typo in a domain", {"domains": [{"name": "pk_runtime", "title": "t", "titel": "t"}]}, R),
+    Case("a domain with capitals", {"domains": [{"name": "PK", "title": "t"}]}, R),
+    Case("a plugin's domain declared", {"domains": [{"name": "pk_runtime", "title": "t"},
+                                                    {"name": "device", "title": "t"}]}, R, A),
+    Case("domains as a mapping", {"domains": Replace({"pk_runtime": "t"})}, R),
+]
+
+
+def pack_verdict(cli, work, data):
+    """`plugins --rule-pack DIR` loads the pack, with its rule files, and runs nothing: 0 when it
+    loads, 4 with the pack's problems when it does not."""
+    pack = os.path.join(work, "pack")
+    os.makedirs(os.path.join(pack, "rules"), exist_ok=True)
+    with open(os.path.join(pack, "pack.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_yaml(data))
+    with open(os.path.join(pack, "rules", "device.yaml"), "w", encoding="utf-8") as f:
+        f.write(PACK_RULES)
+    # The rule of the declared domain only while the pack declares it.
+    new_domain = os.path.join(pack, "rules", "runtime.yaml")
+    declared = isinstance(data.get("domains"), list) and any(
+        isinstance(d, dict) and d.get("name") == "pk_runtime" for d in data["domains"])
+    if declared:
+        with open(new_domain, "w", encoding="utf-8") as f:
+            f.write(PACK_RULES_NEW_DOMAIN)
+    elif os.path.exists(new_domain):
+        os.remove(new_domain)
+    code, _, err = run(cli, ["plugins", "--rule-pack", pack], work)
+    if code not in (0, 4) or (code == 4 and "pack.yaml" not in err):
+        return None, f"`plugins --rule-pack` exited {code}: {err}", None
+    return (A if code == 0 else R), err, None
+
+
 def check_cases(s, cli, work, kind, base, cases, verdict):
     counts = {A: 0, R: 0}
     for case in cases:
@@ -689,11 +768,12 @@ def check_in_step(s, cli, source):
         fleet_base = {"format": 1, "pipeline": os.path.join(source, "pipelines", "full.yaml"),
                       "repos": [{"name": "a", "source": "repo"}]}
         check_cases(s, cli, work, "fleet", fleet_base, FLEET_CASES, fleet_verdict)
-    check_rule_cases(s)
+        check_cases(s, cli, work, "pack", PACK_BASE, PACK_CASES, pack_verdict)
+        check_rule_cases(s, cli, work)
 
 
-# Rule files: no CLI command loads one rule file (the plugins embed theirs at build time), so
-# these cases check the schema alone against what rule_loader.cpp accepts and refuses.
+# Rule files: what rule_loader.cpp accepts and refuses, checked against the schema and, as a
+# rule pack's file, through the CLI (the custom match aside, which a pack refuses).
 RULE_BASE = {
     "id": "TST-001",
     "title": "a synchronize call",
@@ -759,23 +839,48 @@ RULE_CASES = [
 ]
 
 
-def check_rule_cases(s):
-    wrong = 0
-    for case in RULE_CASES:
-        doc = {"format": 1, "domain": "testing", "rules": [merged(RULE_BASE, case.change)]}
+def rule_verdict(cli, work, doc):
+    """The rule file `doc` in a pack (prefix TST, declaring the domain `testing`) loaded by
+    `plugins --rule-pack DIR`: the rule loader's verdict, plus a pack's own checks (snippets
+    required, no custom match), which the cases avoid."""
+    pack = os.path.join(work, "rule-case-pack")
+    os.makedirs(os.path.join(pack, "rules"), exist_ok=True)
+    with open(os.path.join(pack, "pack.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_yaml({"format": 1, "name": "rule-cases", "version": "1", "prefix": "TST",
+                           "migrate_pipeline": ">=0.1", "domains": [{"name": "testing", "title": "T"}]}))
+    with open(os.path.join(pack, "rules", "case.yaml"), "w", encoding="utf-8") as f:
+        f.write(dump_yaml(doc))
+    code, _, err = run(cli, ["plugins", "--rule-pack", pack], work)
+    if code not in (0, 4) or (code == 4 and "case.yaml" not in err):
+        return None, f"`plugins --rule-pack` exited {code}: {err}"
+    return (A if code == 0 else R), err
+
+
+def check_rule_cases(s, cli, work):
+    through_cli = 0
+    cases = [(case.name, {"format": 1, "domain": "testing", "rules": [merged(RULE_BASE, case.change)]},
+              case.loader, case.schema) for case in RULE_CASES]
+    cases += [(name, merged({"format": 1, "domain": "testing", "rules": [RULE_BASE]}, change), R, R)
+              for change, name in (({"format": 2}, "format 2"), ({"domain": DELETE}, "no domain"),
+                                   ({"rule": []}, "a typo in a top-level key"))]
+    for name, doc, loader_expected, schema_expected in cases:
         errors = s.errors("rules", doc)
         verdict = R if errors else A
-        if verdict != case.schema:
-            wrong += 1
-            fail(f"rules case '{case.name}': rule_loader.cpp would {case.loader} it, rules.schema.json should "
-                 f"{case.schema} it but did not ({'; '.join(errors) or 'no error'})")
-    for change, name in (({"format": 2}, "format 2"), ({"domain": DELETE}, "no domain"),
-                         ({"rule": []}, "a typo in a top-level key")):
-        doc = merged({"format": 1, "domain": "testing", "rules": [RULE_BASE]}, change)
-        if not s.errors("rules", doc):
-            fail(f"rules case '{name}': rule_loader.cpp refuses it, rules.schema.json accepts it")
-    print(f"in-step: {len(RULE_CASES) + 3} rule-file cases checked against the schema alone "
-          "(no CLI command loads one rule file)")
+        if verdict != schema_expected:
+            fail(f"rules case '{name}': rule_loader.cpp would {loader_expected} it, rules.schema.json should "
+                 f"{schema_expected} it but did not ({'; '.join(errors) or 'no error'})")
+        if "custom" in json.dumps(doc.get("rules", [{}])[0].get("match", {})):
+            continue  # a pack refuses custom matches (it has no code); the rule loader takes them
+        loader, message = rule_verdict(cli, work, doc)
+        if loader is None:
+            fail(f"rules case '{name}': {message}")
+        elif loader != loader_expected:
+            fail(f"rules case '{name}': the rule loader should {loader_expected} it but did not"
+                 f"{(' (' + message + ')') if message else ''}")
+        else:
+            through_cli += 1
+    print(f"in-step: {len(cases)} rule-file cases checked against the schema, {through_cli} of them also "
+          "through the CLI (a rule pack's file, loaded by `plugins --rule-pack`)")
 
 
 def main():

@@ -28,7 +28,9 @@ inline std::string describe(const nlohmann::json& result, const nlohmann::json& 
     text = rule["messageStrings"][id].value("text", std::string());
   const nlohmann::json args = result.value("/message/arguments"_json_pointer, nlohmann::json::array());
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string placeholder = "{" + std::to_string(i) + "}";
+    std::string placeholder = "{";  // appended piecewise: GCC 12 -O3 misreports "{" + s + "}" (-Wrestrict)
+    placeholder += std::to_string(i);
+    placeholder += '}';
     const std::string value = args[i].is_string() ? args[i].get<std::string>() : args[i].dump();
     for (std::size_t at = text.find(placeholder); at != std::string::npos;
          at = text.find(placeholder, at + value.size()))

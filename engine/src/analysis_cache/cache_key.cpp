@@ -12,6 +12,7 @@
 #include <set>
 
 #include "migrate/sdk/version.hpp"
+#include "rules/rule_pack.hpp"
 
 namespace migrate::cache {
 namespace fs = std::filesystem;
@@ -87,6 +88,7 @@ int visit(dl_phdr_info* info, std::size_t, void* data) {
 std::string loadedBuilds(const std::vector<ActivePlugin>& plugins) {
   Scan scan;
   for (const ActivePlugin& p : plugins) {
+    if (!p.loaded->library) continue;  // a rule pack: runContext names its content
     const fs::path file = resolvedPath(p.loaded->file);
     scan.active.insert(file);
     scan.plugin_dirs.insert(file.parent_path());
@@ -114,6 +116,10 @@ std::string runContext(const PipelineSpec& spec, const std::vector<ActivePlugin>
       settings += value.is_list ? "]\n" : "\n";
     }
   }
+  for (const ActivePlugin& p : plugins)
+    if (p.loaded->pack)
+      settings += "rule pack " + p.loaded->info.name + " " + p.loaded->info.version + " " +
+                  p.loaded->pack->digest + "\n";
   std::vector<std::string> roots(project_roots.begin(), project_roots.end());
   std::sort(roots.begin(), roots.end());
   std::string text = std::string("migrate-pipeline ") + sdk::kSdkVersion + " cache entry " +

@@ -54,6 +54,8 @@ std::string CacheKeys::keyFor(const std::string& commit, const PipelineSpec& eff
     }
     if (!effective.emit.templates.empty())
       text += "templates " + templatesOf(effective.emit.templates) + "\n";
+    for (const std::string& pack : effective.rule_packs)  // the pack's files, as templates'
+      text += "rule pack " + pack + " " + templatesOf(pack) + "\n";
   }
   text += "pipeline\n" + dumpPipeline(what);
   return digest(text);

@@ -19,7 +19,7 @@ using yaml::Reader;
 const std::vector<std::string> kTopKeys{"format",  "pipeline", "keep_nights", "fetch",
                                         "deliver", "defaults", "repos",       "repos_file"};
 const std::vector<std::string> kRepoKeys{"name", "source", "ref", "timeout", "memory", "stages", "set"};
-const std::vector<std::string> kDefaultKeys{"ref", "timeout", "memory", "stages", "set"};
+const std::vector<std::string> kDefaultKeys{"ref", "timeout", "memory", "stages", "set", "rule_packs"};
 
 bool validName(const std::string& name) {
   if (name.empty() || name.size() > 100 || name == "." || name == "..") return false;
@@ -208,6 +208,19 @@ FleetSpec readFleet(const Reader& r, const YAML::Node& doc, const fs::path& file
   Settings defaults;
   if (const YAML::Node d = doc["defaults"]) {
     r.checkKeys(d, kDefaultKeys, "defaults");
+    if (const YAML::Node packs = d["rule_packs"]) {
+      // Every repository's run loads them: the pipeline's `rule_packs`, set before any `set`.
+      if (!packs.IsSequence()) r.fail(packs, "defaults.rule_packs must be a list of rule pack directories");
+      std::vector<std::string> dirs;
+      for (const auto& p : packs) {
+        fs::path dir = r.string(p, "a rule pack directory");
+        if (dir.empty()) r.fail(p, "a rule pack directory must not be empty");
+        dirs.push_back((dir.is_relative() ? spec.file.parent_path() / dir : dir).lexically_normal().string());
+      }
+      YAML::Emitter e;
+      e << YAML::Flow << dirs;
+      defaults.sets.push_back({"rule_packs", e.c_str()});
+    }
     readSettings(r, d, "defaults", defaults);
   }
   std::map<std::string, std::string> seen;  // name → where

@@ -115,6 +115,12 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
                         {"difficulty", sdk::toString(i.difficulty)},
                         {"effort_days", i.effort_days}};
   });
+  if (!m.domains.empty()) {  // only with rule packs that declare domains
+    out << ",\n";
+    writeArray(out, "domains", m.domains, [](const DomainRecord& d) {
+      return ordered_json{{"name", d.name}, {"title", d.title}, {"pack", d.pack}};
+    });
+  }
   out << ",\n  \"plan\": ";
   outputs::writeIndented(out, m.plan.computed ? planJson(m.plan) : ordered_json(nullptr), "  ");
   out << "\n}\n";

@@ -109,6 +109,11 @@ void readModel(const Field& doc, MigrationModel& m) {
   m.diagnostics = doc["diagnostics"].list(readDiagnostic);
   // `rules` came without a schema bump: files written before it have none.
   if (doc.has("rules")) m.rules = doc["rules"].list(readRule);
+  // `domains` is written only when rule packs declare domains.
+  if (doc.has("domains"))
+    m.domains = doc["domains"].list([](const Field& d) {
+      return DomainRecord{d["name"].string(), d["title"].string(), d["pack"].string()};
+    });
   // `modules` (the per-file summaries of the analysis) are not in the file; they stay empty.
   const Field plan = doc["plan"];
   if (!plan.isNull()) m.plan = readPlanJson(plan, m.findings.size());

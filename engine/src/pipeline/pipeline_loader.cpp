@@ -15,9 +15,10 @@ namespace {
 
 using yaml::Reader;
 
-const std::vector<std::string> kTopKeys{"version", "name",    "source", "output",     "jobs",     "stages",
-                                        "include", "exclude", "limits", "plugin_dir", "work_dir", "plugins",
-                                        "plan",    "emit",    "verify", "targets",    "report",   "cache"};
+const std::vector<std::string> kTopKeys{"version",  "name",    "source",     "output", "jobs",
+                                        "stages",   "include", "exclude",    "limits", "plugin_dir",
+                                        "work_dir", "plugins", "rule_packs", "plan",   "emit",
+                                        "verify",   "targets", "report",     "cache"};
 
 /// Applies one override to the document, creating maps on the way; remembers the node so
 /// errors about it name the --set instead of a file position.
@@ -159,6 +160,16 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
       if (!seen.insert(p.name).second)
         throw yaml::YamlError(p.location + ": plugin '" + p.name + "' is listed twice");
   }
+  if (const YAML::Node packs = doc["rule_packs"]) {
+    if (!packs.IsSequence())
+      r.fail(packs, "rule_packs must be a list of rule pack directories, e.g. [../packs/acme]");
+    for (const auto& p : packs) {
+      std::filesystem::path dir = r.string(p, "a rule pack directory");
+      if (dir.empty()) r.fail(p, "a rule pack directory must not be empty");
+      if (dir.is_relative()) dir = (file.parent_path() / dir).lexically_normal();
+      spec.rule_packs.push_back(dir.string());
+    }
+  }
   spec.plan = defaultPlanSpec();
   readPlanSpec(r, doc["plan"], spec.plan);
   if (const YAML::Node emit = doc["emit"]) {
@@ -270,6 +281,7 @@ std::string dumpPipeline(const PipelineSpec& spec) {
     out << YAML::EndMap << YAML::EndMap;
   }
   out << YAML::EndMap;
+  out << YAML::Key << "rule_packs" << YAML::Value << YAML::Flow << spec.rule_packs;
   emitPlanSpec(out, spec.plan);
   out << YAML::Key << "emit" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "templates" << YAML::Value << spec.emit.templates;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "rules/rule_loader.hpp"
+#include "rules/rule_pack.hpp"
 #include "rules/rule_set.hpp"
 
 namespace migrate {
@@ -19,6 +20,7 @@ LoadedPlugin& LoadedPlugin::operator=(LoadedPlugin&& other) noexcept {
   if (this == &other) return *this;
   rules.reset();
   plugin.reset();
+  pack = std::move(other.pack);
   library = std::move(other.library);
   plugin = std::move(other.plugin);
   rules = std::move(other.rules);
@@ -26,6 +28,21 @@ LoadedPlugin& LoadedPlugin::operator=(LoadedPlugin&& other) noexcept {
   file = std::move(other.file);
   return *this;
 }
+namespace {
+
+/// The plugin object of a rule pack: its info, no rule sources (the engine holds the pack's
+/// rules) and the SDK's empty hooks.
+class PackPlugin final : public sdk::Plugin {
+ public:
+  explicit PackPlugin(sdk::PluginInfo info) : info_(std::move(info)) {}
+  sdk::PluginInfo info() const override { return info_; }
+
+ private:
+  sdk::PluginInfo info_;
+};
+
+}  // namespace
+
 LoadedPlugin::~LoadedPlugin() {
   // Objects from the library first, then the library.
   rules.reset();
@@ -124,6 +141,47 @@ Result<PluginCatalog> discoverPlugins(const fs::path& dir) {
   std::sort(catalog.plugins.begin(), catalog.plugins.end(),
             [](const LoadedPlugin& a, const LoadedPlugin& b) { return a.info.name < b.info.name; });
   return catalog;
+}
+
+rules::KnownRules knownRules(const PluginCatalog& catalog) {
+  rules::KnownRules known;
+  for (const LoadedPlugin& p : catalog.plugins) {
+    known.domains.insert(p.info.domain);
+    for (const rules::Rule& r : p.rules->rules()) known.ids.emplace(r.id, r.source);
+  }
+  return known;
+}
+
+LoadedPlugin packPlugin(const rules::RulePack& pack) {
+  LoadedPlugin loaded;
+  loaded.info = {pack.name, pack.version, pack.domainList(), pack.description, {}};
+  loaded.file = pack.dir;
+  loaded.pack = std::make_shared<const rules::RulePack>(pack);
+  loaded.plugin = std::make_unique<PackPlugin>(loaded.info);
+  loaded.rules = std::make_shared<rules::RuleSet>(pack.rules);
+  return loaded;
+}
+
+Result<LoadedPlugin> withRules(const LoadedPlugin& base, std::vector<rules::Rule> rules) {
+  LoadedPlugin loaded;
+  loaded.info = base.info;
+  loaded.file = base.file;
+  loaded.pack = base.pack;
+  loaded.library = base.library;
+  if (base.library) {
+    using Factory = sdk::Plugin*();
+    const auto library = std::static_pointer_cast<boost::dll::shared_library>(base.library);
+    try {
+      loaded.plugin.reset(library->get<Factory>("migrate_plugin_create")());
+    } catch (const std::exception& e) {
+      return makeError(base.file.string() + ": the plugin failed while starting: " + e.what());
+    }
+    if (!loaded.plugin) return makeError(base.file.string() + ": the plugin factory returned nothing");
+  } else {
+    loaded.plugin = std::make_unique<PackPlugin>(base.info);
+  }
+  loaded.rules = std::make_shared<rules::RuleSet>(std::move(rules));
+  return loaded;
 }
 
 fs::path defaultPluginDir() {

@@ -197,7 +197,7 @@ void addBottlenecks(const ReportInput& in, sdk::TemplateData& data) {
           "grouped as below. A bottleneck is one rule's warnings and errors with the same NPU alternative; "
           "the places of every finding are in findings.json.");
   int number_in_report = 0;
-  for (const ReportGroup& g : reportGroups()) {
+  for (const ReportGroup& g : reportGroups(m)) {
     auto& group = data.addItem("groups");
     group.set("number", std::to_string(++number_in_report)).set("title", g.title);
     group.setEmptyList("bottlenecks");

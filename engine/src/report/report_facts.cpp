@@ -63,8 +63,18 @@ const std::vector<ReportGroup>& reportGroups() {
   return groups;
 }
 
+std::vector<ReportGroup> reportGroups(const MigrationModel& model) {
+  std::vector<ReportGroup> groups = reportGroups();
+  for (const DomainRecord& d : model.domains) groups.push_back({"pack:" + d.name, d.title, {d.name}, {}});
+  return groups;
+}
+
 const std::string& groupOf(const std::string& rule_id, const std::string& domain) {
-  const auto& groups = reportGroups();
+  return groupOf(reportGroups(), rule_id, domain);
+}
+
+const std::string& groupOf(const std::vector<ReportGroup>& groups, const std::string& rule_id,
+                           const std::string& domain) {
   for (const ReportGroup& g : groups)
     if (std::find(g.rules.begin(), g.rules.end(), rule_id) != g.rules.end()) return g.id;
   for (const ReportGroup& g : groups)
@@ -74,12 +84,13 @@ const std::string& groupOf(const std::string& rule_id, const std::string& domain
 
 std::vector<BottleneckState> bottleneckStates(const MigrationModel& model) {
   std::vector<BottleneckState> states;
+  const std::vector<ReportGroup> groups = reportGroups(model);
   for (const sdk::Bottleneck& b : model.plan.bottlenecks) {
     BottleneckState s;
     s.bottleneck = &b;
     s.places = b.findings.size();
     for (std::size_t i : b.findings) s.fixed += model.emit.isFixed(i);
-    s.group = groupOf(b.rule_id, b.domain);
+    s.group = groupOf(groups, b.rule_id, b.domain);
     states.push_back(std::move(s));
   }
   return states;

@@ -38,8 +38,15 @@ struct ReportGroup {
 /// The groups in report order.
 const std::vector<ReportGroup>& reportGroups();
 
+/// The groups of a run's report: reportGroups(), then one per domain its rule packs declare
+/// (id `pack:<domain>`, the domain's title).
+std::vector<ReportGroup> reportGroups(const MigrationModel& model);
+
 /// The group of a rule: the group listing the rule, else its domain, else the first group.
 const std::string& groupOf(const std::string& rule_id, const std::string& domain);
+/// The same among `groups`.
+const std::string& groupOf(const std::vector<ReportGroup>& groups, const std::string& rule_id,
+                           const std::string& domain);
 
 /// One state per plan bottleneck, in the plan's order.
 std::vector<BottleneckState> bottleneckStates(const MigrationModel& model);

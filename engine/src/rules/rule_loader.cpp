@@ -276,6 +276,14 @@ Rule readRule(const Reader& r, const YAML::Node& n, const std::string& domain) {
 
 Result<std::vector<Rule>> loadRules(std::string_view text, const std::string& origin,
                                     const std::string& domain) {
+  return loadRules(text, origin, [&domain](const std::string& declared) -> std::string {
+    if (declared == domain) return {};
+    return "the file declares domain '" + declared + "' but belongs to a plugin of domain '" + domain + "'";
+  });
+}
+
+Result<std::vector<Rule>> loadRules(std::string_view text, const std::string& origin,
+                                    const DomainCheck& check) {
   Reader r(origin);
   try {
     const YAML::Node doc = YAML::Load(std::string(text));
@@ -284,10 +292,8 @@ Result<std::vector<Rule>> loadRules(std::string_view text, const std::string& or
     if (r.integer(doc["format"], "format") != 1)
       r.fail(doc["format"],
              "unsupported rule format " + doc["format"].Scalar() + "; this engine reads format 1");
-    const std::string declared = r.string(doc["domain"], "domain");
-    if (declared != domain)
-      r.fail(doc["domain"], "the file declares domain '" + declared +
-                                "' but belongs to a plugin of domain '" + domain + "'");
+    const std::string domain = r.string(doc["domain"], "domain");
+    if (const std::string refused = check(domain); !refused.empty()) r.fail(doc["domain"], refused);
     if (!doc["rules"].IsSequence()) r.fail(doc["rules"], "rules must be a list");
     std::vector<Rule> rules;
     std::set<std::string> ids;

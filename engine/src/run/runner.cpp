@@ -26,6 +26,7 @@
 #include "plugin_host/crash_report.hpp"
 #include "progress/progress.hpp"
 #include "report/reporter.hpp"
+#include "rules/rule_pack.hpp"
 #include "rules/rule_set.hpp"
 #include "time/utc_time.hpp"
 #include "verify/verifier.hpp"
@@ -266,6 +267,34 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     model.plugins.push_back({loaded->info.name, loaded->info.version, loaded->info.domain,
                              loaded->rules->rules().size(), loaded->file.string()});
     for (const rules::Rule& r : loaded->rules->rules()) model.rules.push_back({loaded->info.name, r.info()});
+  }
+  // Rule packs: every problem of every pack is reported, and the run stops before analysing.
+  std::vector<LoadedPlugin> packs;
+  if (!spec.rule_packs.empty()) {
+    const std::vector<fs::path> dirs(spec.rule_packs.begin(), spec.rule_packs.end());
+    rules::PackLoad load = rules::loadRulePacks(dirs, knownRules(*catalog), sdk::kSdkVersion);
+    if (!load.errors.empty()) {
+      for (const std::string& e : load.errors) log->error("rule pack: {}", e);
+      const std::string msg = std::to_string(load.errors.size()) +
+                              (load.errors.size() == 1 ? " problem" : " problems") +
+                              " in the rule packs, the first: " + load.errors.front();
+      model.stages.push_back({"analyze", "failed", msg, 0});
+      reportStage(model, spec, out, *log);
+      persist(model, out, *log);
+      return kExitPlugins;
+    }
+    packs.reserve(load.packs.size());  // `active` points into it
+    for (const rules::RulePack& pack : load.packs) {
+      packs.push_back(packPlugin(pack));
+      const LoadedPlugin& loaded = packs.back();
+      active.push_back({&loaded});
+      model.plugins.push_back(
+          {pack.name, pack.version, loaded.info.domain, pack.rules.size(), pack.dir.string()});
+      for (const rules::Rule& r : pack.rules) model.rules.push_back({pack.name, r.info()});
+      for (const rules::PackDomain& d : pack.domains) model.domains.push_back({d.name, d.title, pack.name});
+      log->info("rule pack {} {} ({}): {} rules, domain {}", pack.name, pack.version, pack.dir.string(),
+                pack.rules.size(), loaded.info.domain);
+    }
   }
   std::sort(model.rules.begin(), model.rules.end(),
             [](const RuleRecord& a, const RuleRecord& b) { return a.info.id < b.info.id; });

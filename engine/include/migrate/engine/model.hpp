@@ -28,6 +28,13 @@ struct PluginRecord {
   std::string file;
 };
 
+/// A domain a rule pack declares: its findings get their own group in the report.
+struct DomainRecord {
+  std::string name;
+  std::string title;
+  std::string pack;  ///< the pack that declares it
+};
+
 /// A rule of an active plugin, as findings.json and the SARIF output describe it.
 struct RuleRecord {
   std::string plugin;
@@ -118,7 +125,8 @@ struct MigrationModel {
   std::string started_at;  ///< UTC, ISO 8601
   SourceInfo source;
   std::vector<PluginRecord> plugins;
-  std::vector<RuleRecord> rules;  ///< every rule of the active plugins, sorted by id
+  std::vector<RuleRecord> rules;      ///< every rule of the active plugins, sorted by id
+  std::vector<DomainRecord> domains;  ///< declared by the run's rule packs, in pack order
   InventoryStats inventory;
   std::vector<sdk::Finding> findings;  ///< sorted: file, line, column, rule id
   /// Dependencies that need no change (sdk::isDependencyRow): rows of the dependency matrix, not

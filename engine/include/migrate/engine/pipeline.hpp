@@ -136,6 +136,9 @@ struct PipelineSpec {
   std::string plugin_dir;                   ///< empty = defaultPluginDir()
   std::string work_dir;                     ///< where git sources are cloned; empty = <output>/_work
   std::vector<PluginSelection> plugins;
+  /// Rule pack directories (docs/rule-packs.md), absolute after loading (relative paths are
+  /// relative to the pipeline file).
+  std::vector<std::string> rule_packs;
   PlanSpec plan;
   EmitSpec emit;
   VerifySpec verify;

@@ -11,19 +11,27 @@
 #include "migrate/sdk/plugin.hpp"
 
 namespace migrate::rules {
+struct Rule;
+}  // namespace migrate::rules
+
+namespace migrate::rules {
 class RuleSet;
-}
+struct RulePack;
+struct KnownRules;
+}  // namespace migrate::rules
 
 namespace migrate {
 
-/// A loaded plugin. The library handle is declared first so it is released last: every object
-/// the plugin created must be gone before its code is unmapped.
+/// A loaded plugin: a shared library, or a rule pack (rules without code: no library, a plugin
+/// object with no hooks, and the pack's data). The library handle is declared first so it is
+/// released last: every object the plugin created must be gone before its code is unmapped.
 struct LoadedPlugin {
   std::shared_ptr<void> library;
   std::unique_ptr<sdk::Plugin> plugin;
   std::shared_ptr<const rules::RuleSet> rules;
   sdk::PluginInfo info;
-  std::filesystem::path file;
+  std::filesystem::path file;                   ///< the library, or the pack's directory
+  std::shared_ptr<const rules::RulePack> pack;  ///< a rule pack's data; null for a library
 
   LoadedPlugin();
   LoadedPlugin(LoadedPlugin&&) noexcept;
@@ -50,6 +58,17 @@ struct ActivePlugin {
 
 /// Loads every shared library (*.so) in `dir`. Fails only when `dir` is not a readable directory.
 Result<PluginCatalog> discoverPlugins(const std::filesystem::path& dir);
+
+/// The rule ids and domains of every plugin of `catalog`, which rule packs must not clash with.
+rules::KnownRules knownRules(const PluginCatalog& catalog);
+
+/// A rule pack as a plugin: named like the pack, its rules indexed and matched by the engine as a
+/// library plugin's are (fixes included), and no hooks.
+LoadedPlugin packPlugin(const rules::RulePack& pack);
+
+/// `base` with other rules: a fresh instance of its plugin (or pack) whose rules are `rules`, e.g.
+/// a plugin's rule files read from disk rather than embedded. Not configured.
+Result<LoadedPlugin> withRules(const LoadedPlugin& base, std::vector<rules::Rule> rules);
 
 /// The directory plugins are looked for in when the pipeline names none: $MIGRATE_PLUGIN_DIR,
 /// else `plugins/` beside the executable's directory (build tree), else
