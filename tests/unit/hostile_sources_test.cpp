@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.hpp"
@@ -132,6 +137,38 @@ TEST(HostileSources, ExtensionGlueReadsLinesOfMegabytes) {
   bool call = false;
   for (const auto& f : doc["findings"]) call = call || (f["file"] == "use.py" && f["api"] == "fast_ext.run");
   EXPECT_TRUE(call) << "the call into the extension declared after the long one is found";
+}
+
+// The precision checks read callee names and the text around calls with std::regex, which
+// recursed once per character: a name or an argument of 300,000 characters overflowed the stack.
+TEST(HostileSources, PrecisionChecksReadLongNamesAndArguments) {
+  TempDir repo;
+  std::string source = "import numpy as np\nimport torch\n";
+  // A helper choosing a dtype the device supports takes the float64: not reported.
+  source += "a = adjust_" + std::string(300000, 'x') + "_dtype(torch.float64)\n";
+  // A float64 placed on the CPU: not reported.
+  source +=
+      "b = torch.zeros(3, dtype=torch.float64, device=torch.device(" + std::string(300000, ' ') + "'cpu'))\n";
+  // A cast after the conversion, a narrowing after the complex table (the checks read 160
+  // characters after a call): not reported, and a complex table at info.
+  source += "c = torch.from_numpy(np.zeros(3)).to(torch.float32)  # " + std::string(300000, 'z') + "\n";
+  source += "d = torch.view_as_complex(x).to(torch.complex64)  # " + std::string(300000, 'z') + "\n";
+  source += "e = torch.zeros(3, dtype=torch.float64)\n";
+  writeFile(repo / "prec.py", source);
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  std::vector<std::pair<std::string, int>> found;
+  for (const auto& f : doc["findings"])
+    if (f["file"] == "prec.py") found.emplace_back(f["rule_id"].get<std::string>(), f["line"].get<int>());
+  const auto has = [&](const std::string& rule, int line) {
+    return std::find(found.begin(), found.end(), std::make_pair(rule, line)) != found.end();
+  };
+  EXPECT_FALSE(has("PREC-001", 3)) << "the dtype helper after its long name is recognised";
+  EXPECT_FALSE(has("PREC-001", 4)) << "the CPU device after the long run of spaces is recognised";
+  EXPECT_FALSE(has("PREC-004", 5)) << "the cast after the conversion is seen";
+  EXPECT_TRUE(has("PREC-005", 6));
+  EXPECT_TRUE(has("PREC-001", 7)) << "the float64 after the long lines is reported";
 }
 
 }  // namespace
