@@ -35,6 +35,18 @@ nlohmann::json analyze(const TempDir& repo, const TempDir& out) {
   return r.exit_code == 0 ? nlohmann::json::parse(test::readFile(out / "findings.json")) : nlohmann::json();
 }
 
+/// (rule id, line) of each finding in `file`.
+std::vector<std::pair<std::string, int>> findingsIn(const nlohmann::json& doc, const std::string& file) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& f : doc["findings"])
+    if (f["file"] == file) out.emplace_back(f["rule_id"].get<std::string>(), f["line"].get<int>());
+  return out;
+}
+
+bool has(const std::vector<std::pair<std::string, int>>& found, const std::string& rule, int line) {
+  return std::find(found.begin(), found.end(), std::make_pair(rule, line)) != found.end();
+}
+
 // Found by fuzz_cuda_source.
 TEST(HostileSources, CudaSourcesAreScannedInLinearTime) {
   TempDir repo;
@@ -158,17 +170,46 @@ TEST(HostileSources, PrecisionChecksReadLongNamesAndArguments) {
   TempDir out;
   const auto doc = analyze(repo, out);
   ASSERT_TRUE(doc.is_object());
-  std::vector<std::pair<std::string, int>> found;
-  for (const auto& f : doc["findings"])
-    if (f["file"] == "prec.py") found.emplace_back(f["rule_id"].get<std::string>(), f["line"].get<int>());
-  const auto has = [&](const std::string& rule, int line) {
-    return std::find(found.begin(), found.end(), std::make_pair(rule, line)) != found.end();
-  };
-  EXPECT_FALSE(has("PREC-001", 3)) << "the dtype helper after its long name is recognised";
-  EXPECT_FALSE(has("PREC-001", 4)) << "the CPU device after the long run of spaces is recognised";
-  EXPECT_FALSE(has("PREC-004", 5)) << "the cast after the conversion is seen";
-  EXPECT_TRUE(has("PREC-005", 6));
-  EXPECT_TRUE(has("PREC-001", 7)) << "the float64 after the long lines is reported";
+  const auto found = findingsIn(doc, "prec.py");
+  EXPECT_FALSE(has(found, "PREC-001", 3)) << "the dtype helper after its long name is recognised";
+  EXPECT_FALSE(has(found, "PREC-001", 4)) << "the CPU device after the long run of spaces is recognised";
+  EXPECT_FALSE(has(found, "PREC-004", 5)) << "the cast after the conversion is seen";
+  EXPECT_TRUE(has(found, "PREC-005", 6));
+  EXPECT_TRUE(has(found, "PREC-001", 7)) << "the float64 after the long lines is reported";
+}
+
+// The distributed checks read script lines, call text, assignment targets and the line before a
+// string with std::regex: a word or a run of spaces of 300,000 characters overflowed the stack.
+TEST(HostileSources, DistributedChecksReadLongWordsAndLines) {
+  TempDir repo;
+  writeFile(repo / "run.sh", "export NCCL_" + std::string(300000, 'A') + "=1\n" + std::string(300000, ' ') +
+                                 "echo NCCL_IB_HCA=mlx5\nexport NCCL_IB_HCA=mlx5\n");
+  // Three files: one of more than 2 MB is skipped (limits.max_file_bytes).
+  std::string source = "import torch.distributed as dist\n";
+  source += "dist.init_process_group(backend=cfg[\"" + std::string(300000, 'k') + "\"])\n";  // 2
+  source += "dist.init_process_group(" + std::string(300000, ' ') + "**kw)\n";               // 3
+  source += "dist.init_process_group(**k" + std::string(300000, 'w') + ")\n";                // 4
+  source += "backend = \"" + std::string(300000, ' ') + "nccl\"\n";                          // 5
+  source += "dist.init_process_group(backend=backend)\n";                                    // 6
+  writeFile(repo / "dist.py", source);
+  writeFile(repo / "rank.py",
+            "import os\nimport torch\na" + std::string(300000, 'a') +
+                ", local_rank = 0, int(os.environ[\"LOCAL_RANK\"])\nos.environ[\"LOCAL_RANK\"" +
+                std::string(300000, ' ') + "] = \"0\"\ntorch.cuda.set_device(local_rank)\n");
+  writeFile(repo / "literal.py", "from typing import Literal\ndef f(b: Literal[" + std::string(300000, ' ') +
+                                     "\"nccl\"]): pass\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto script = findingsIn(doc, "run.sh");
+  EXPECT_TRUE(has(script, "DIST-011", 1)) << "the long variable is an NCCL setting";
+  EXPECT_FALSE(has(script, "DIST-011", 2)) << "echo after a long indentation prints, it sets nothing";
+  EXPECT_TRUE(has(script, "DIST-011", 3));
+  const auto python = findingsIn(doc, "dist.py");
+  for (int line : {2, 3, 4}) EXPECT_TRUE(has(python, "DIST-004", line)) << line;
+  EXPECT_FALSE(has(python, "DIST-004", 6)) << "the literal after the spaces is a backend name";
+  EXPECT_TRUE(has(findingsIn(doc, "rank.py"), "DIST-025", 3)) << "the read after the long target list";
+  EXPECT_TRUE(has(findingsIn(doc, "literal.py"), "DIST-001", 2)) << "\"nccl\" in a Literal after the spaces";
 }
 
 }  // namespace
