@@ -212,5 +212,18 @@ TEST(HostileSources, DistributedChecksReadLongWordsAndLines) {
   EXPECT_TRUE(has(findingsIn(doc, "literal.py"), "DIST-001", 2)) << "\"nccl\" in a Literal after the spaces";
 }
 
+// The device check read assertion operands' names with std::regex.
+TEST(HostileSources, DeviceAssertionsReadLongNames) {
+  TempDir repo;
+  writeFile(repo / "test_device.py",
+            "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n"
+            "        self.assertEqual(cfg." +
+                std::string(300000, 'x') + "_device, \"cuda\")\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_TRUE(has(findingsIn(doc, "test_device.py"), "DEV-052", 5)) << "a name ending in _device";
+}
+
 }  // namespace
 }  // namespace migrate
