@@ -225,5 +225,41 @@ TEST(HostileSources, DeviceAssertionsReadLongNames) {
   EXPECT_TRUE(has(findingsIn(doc, "test_device.py"), "DEV-052", 5)) << "a name ending in _device";
 }
 
+// custom_ops read a launch's `kernel[grid]`, a Triton config's keys, the autotune configs, the
+// callee of a plain module and a Dockerfile's install lines with std::regex (and built a regex from
+// a launched name): a word or run of spaces of 300,000 characters overflowed the stack.
+TEST(HostileSources, CustomOpsReadLongLaunchesConfigsAndInstallLines) {
+  TempDir repo;
+  std::string kernels = "import torch\nimport triton\nimport mymod\n";
+  kernels += "@triton.autotune(configs=[triton.Config({\"B" + std::string(300000, 'B') +
+             "\": 1})], key=[\"n\"])\n@triton.jit\ndef k(x):\n    pass\n";  // 4-7
+  kernels += "@triton.autotune(configs=[triton.Config({\"B\": b}) for" + std::string(300000, ' ') +
+             "b in (1, 2)], key=[\"n\"])\n@triton.jit\ndef k2(x):\n    pass\n";  // 8-11
+  kernels += "grid = (1,)\nk[" + std::string(300000, ' ') + "grid](x)\n";        // 12-13
+  kernels += "x" + std::string(300000, 'x') + "[grid](x)\n";                     // 14
+  kernels +=
+      "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+      "        return mymod." +
+      std::string(300000, 'a') + "_fwd(x)\n";  // 15-18
+  writeFile(repo / "kernels.py", kernels);
+  writeFile(repo / "setup.py", "from torch.utils.cpp_extension import (" + std::string(300000, ' ') +
+                                   "CUDAExtension)\nCUDAExtension(name=\"ext\", sources=[\"a.cu\"])\n");
+  writeFile(repo / "Dockerfile", "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n" + std::string(300000, ' ') +
+                                     "RUN python setup.py install\nRUN pip install" +
+                                     std::string(300000, ' ') + "-e .\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto python = findingsIn(doc, "kernels.py");
+  EXPECT_TRUE(has(python, "OPS-022", 4)) << "the autotune with a config key of 300,000 characters";
+  EXPECT_TRUE(has(python, "OPS-022", 8)) << "the autotune whose configs are a comprehension";
+  EXPECT_TRUE(has(python, "OPS-023", 13)) << "the launch `k[<spaces>grid]`";
+  EXPECT_TRUE(has(python, "OPS-027", 15)) << "the Function calling a kernel-named function of a plain module";
+  EXPECT_TRUE(has(findingsIn(doc, "setup.py"), "OPS-031", 1));
+  const auto docker = findingsIn(doc, "Dockerfile");
+  EXPECT_TRUE(has(docker, "OPS-039", 2)) << "setup.py install after a long indentation";
+  EXPECT_TRUE(has(docker, "OPS-039", 3)) << "pip install of the project after a long run of spaces";
+}
+
 }  // namespace
 }  // namespace migrate
