@@ -261,5 +261,48 @@ TEST(HostileSources, CustomOpsReadLongLaunchesConfigsAndInstallLines) {
   EXPECT_TRUE(has(docker, "OPS-039", 3)) << "pip install of the project after a long run of spaces";
 }
 
+/// Whether `file` declares `package` (a dependency or a finding on it).
+bool declares(const nlohmann::json& doc, const std::string& file, const std::string& package) {
+  for (const char* list : {"findings", "dependencies"})
+    for (const auto& f : doc[list])
+      if (f["file"] == file && f["api"] == package) return true;
+  return false;
+}
+
+// The deps readers matched setup.py's variables, shell words, assignments and requirement options,
+// and its emit hook poetry versions and distribution names, with std::regex (a pattern built from a
+// variable's name, too): a name or word of 300,000 characters overflowed the stack.
+TEST(HostileSources, DependencyReadersReadLongNamesAndWords) {
+  TempDir repo;
+  const std::string name = "REQ" + std::string(300000, 'R');
+  writeFile(repo / "setup.py", "from setuptools import setup\n" + name +
+                                   " = [\"numpy\"]\nsetup(name=\"x\", install_requires=" + name + ")\n");
+  writeFile(repo / "install.sh", "pip" + std::string(300000, '3') + " install torch\n" +
+                                     std::string(300000, 'A') + "=1 pip install einops\nTOKEN='" +
+                                     std::string(300000, 't') + "'\n" + std::string(300000, ' ') +
+                                     "INDEX=https://example.org/simple\n" +
+                                     "pip install --index-url $INDEX safetensors\n");
+  writeFile(repo / "requirements.txt", "tqdm" + std::string(300000, ' ') + "--hash=sha256:0\n");
+  writeFile(repo / "pyproject.toml",
+            "[tool.poetry]\nname = \"demo\"\n\n[tool.poetry.dependencies]\nrich = \">=13." +
+                std::string(300000, '1') + "\"\na" + std::string(300000, '-') + "b = \"1.0\"\n");
+  TempDir out;
+  const auto r = test::run(quote(test::cli().string()) + " run " +
+                           quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
+                           quote(repo.path().string()) + " --output " + quote(out.path().string()) +
+                           " --set jobs=2 --set 'stages=[analyze, plan, emit]'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(test::readFile(out / "findings.json"));
+  EXPECT_TRUE(declares(doc, "setup.py", "numpy")) << "through the variable of 300,000 characters";
+  EXPECT_TRUE(declares(doc, "install.sh", "torch")) << "pip333…";
+  EXPECT_TRUE(declares(doc, "install.sh", "einops")) << "after an assignment of 300,000 characters";
+  EXPECT_TRUE(declares(doc, "install.sh", "safetensors"));
+  EXPECT_TRUE(declares(doc, "requirements.txt", "tqdm"));
+  // The emit hook writes the poetry constraint in pip's terms, and the long name as it is.
+  const std::string npu = test::readFile(out / "requirements-npu.txt");
+  EXPECT_NE(npu.find("rich>=13.111"), std::string::npos) << npu.substr(0, 2000);
+  EXPECT_NE(npu.find("a---"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace migrate
