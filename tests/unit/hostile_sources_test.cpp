@@ -304,5 +304,34 @@ TEST(HostileSources, DependencyReadersReadLongNamesAndWords) {
   EXPECT_NE(npu.find("a---"), std::string::npos);
 }
 
+// The plan stage read console-script declarations and launcher words with std::regex: a line of
+// setup.cfg or a word of a shell script of 300,000 characters overflowed the stack.
+TEST(HostileSources, EntryPointsReadLongDeclarationsAndWords) {
+  TempDir repo;
+  writeFile(repo / "pkg/__init__.py", "");
+  writeFile(repo / "pkg/cli.py", "def main():\n    pass\n");
+  writeFile(repo / "train.py", "print(1)\n");
+  const std::string tool = "tool" + std::string(300000, '-');
+  writeFile(repo / "setup.cfg",
+            "[options.entry_points]\nconsole_scripts =\n    " + tool + " = pkg.cli:main\n");
+  writeFile(repo / "run.sh", "python3." + std::string(300000, '1') + " train.py\n");
+  TempDir out;
+  const auto r = test::run(quote(test::cli().string()) + " run " +
+                           quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
+                           quote(repo.path().string()) + " --output " + quote(out.path().string()) +
+                           " --set jobs=2 --set 'stages=[analyze, plan]'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(test::readFile(out / "findings.json"));
+  bool console = false, launch = false;
+  for (const auto& e : doc["plan"]["structure"]["entry_points"]) {
+    console = console || (e["kind"] == "console_script" && e["name"] == tool &&
+                          e["modules"] == nlohmann::json::array({"pkg/cli.py"}));
+    launch = launch || (e["kind"] == "launch_script" && e["launcher"] == "python" &&
+                        e["modules"] == nlohmann::json::array({"train.py"}));
+  }
+  EXPECT_TRUE(console) << "the console script with a name of 300,000 characters";
+  EXPECT_TRUE(launch) << "python3.111… is a Python launcher";
+}
+
 }  // namespace
 }  // namespace migrate
