@@ -333,5 +333,21 @@ TEST(HostileSources, EntryPointsReadLongDeclarationsAndWords) {
   EXPECT_TRUE(launch) << "python3.111… is a Python launcher";
 }
 
+// A rule pattern with a lookahead (DIST-011) was confirmed with std::regex on every string that
+// passed its RE2 superset: a string of 300,000 characters overflowed the stack.
+TEST(HostileSources, RulePatternsWithALookaheadReadLongStrings) {
+  TempDir repo;
+  writeFile(repo / "env.py", "import os\nos.environ[\"NCCL_" + std::string(300000, 'A') +
+                                 "\"] = \"1\"\nx = \"" + std::string(300000, ' ') +
+                                 "NCCL_DEBUG\"\nos.environ[\"NCCL_IB_HCA\"] = \"mlx5\"\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto found = findingsIn(doc, "env.py");
+  EXPECT_TRUE(has(found, "DIST-011", 2)) << "an NCCL setting of 300,000 characters";
+  EXPECT_FALSE(has(found, "DIST-011", 3)) << "NCCL_DEBUG is DIST-010's, after any number of spaces";
+  EXPECT_TRUE(has(found, "DIST-011", 4));
+}
+
 }  // namespace
 }  // namespace migrate
