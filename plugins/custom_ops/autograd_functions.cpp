@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "byte_regex.hpp"
 #include "python_file.hpp"
 #include "python_scan.hpp"
 
@@ -29,8 +29,8 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
     return c.callee_written;
   if (!c.callee_written.empty() && c.callee_written.find('.') != std::string::npos &&
       plain_modules_.count(rootPart(c.callee_written))) {
-    static const std::regex kKernelish(R"((^|_)(forward|backward|fwd|bwd)(_|$)|cuda|kernel)");
-    if (std::regex_search(lower(lastPart(c.callee_written)), kKernelish)) {
+    static const RE2 kKernelish(R"((?:^|_)(?:forward|backward|fwd|bwd)(?:_|$)|cuda|kernel)", bytePattern());
+    if (RE2::PartialMatch(lower(lastPart(c.callee_written)), kKernelish)) {
       used_plain_modules_.insert(rootPart(c.callee_written));
       return c.callee_written;
     }
@@ -50,8 +50,10 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
         "flash_attn", "xformers",   "apex",       "mamba_ssm",          "causal_conv1d", "liger_kernel",
         "fla",        "flashinfer", "sgl_kernel", "transformer_engine", "deepspeed",     "vllm"};
     const std::string lib = rootPart(r);
-    const std::string own = "." + std::string(m_.dottedName()) + ".";
-    if (kKernelLibraries.count(lib) && own.find("." + lib + ".") == std::string::npos &&
+    // Appends, not operator+: GCC 12 misreads `"." + std::string(…) + "."` (-Wrestrict).
+    const std::string own = std::string(".").append(m_.dottedName()).append(".");
+    if (kKernelLibraries.count(lib) &&
+        own.find(std::string(".").append(lib).append(".")) == std::string::npos &&
         (r.find(".ops.") != std::string::npos || r.find("_interface.") != std::string::npos ||
          lib == "causal_conv1d" || lib == "apex" || lib == "flashinfer" || lib == "sgl_kernel"))
       return r;

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -117,9 +116,21 @@ bool codeString(const sdk::StringFact& s) {
 
 bool isNvccFlag(const std::string& v) {
   if (v.empty() || (v[0] != '-' && !startsWith(v, "arch="))) return false;  // most strings: no regex
-  static const std::regex kFlag(
-      R"(^(-gencode|--generate-code|-arch=(sm|compute)_|--gpu-architecture|arch=compute_|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-U__CUDA_NO_|-D__CUDA_NO_|--use_fast_math|-use_fast_math|-Xptxas|--ptxas-options|-lineinfo$|-maxrregcount|-Xcompiler|-rdc=|--relocatable-device-code|-ccbin|--compiler-bindir))");
-  return std::regex_search(v, kFlag);
+  static const RE2 kFlag(
+      R"(^(?:-gencode|--generate-code|-arch=(?:sm|compute)_|--gpu-architecture|arch=compute_|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-U__CUDA_NO_|-D__CUDA_NO_|--use_fast_math|-use_fast_math|-Xptxas|--ptxas-options|-lineinfo$|-maxrregcount|-Xcompiler|-rdc=|--relocatable-device-code|-ccbin|--compiler-bindir))",
+      bytePattern());
+  return RE2::PartialMatch(v, kFlag);
+}
+
+/// Where `word` first stands as a whole word in `text` at or after `from` (the regex `\bWORD\b`
+/// searched from `from`, which counts as a start of text), or npos.
+std::size_t wholeWord(std::string_view text, std::size_t from, std::string_view word) {
+  const auto inWord = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = text.find(word, from); i != std::string_view::npos; i = text.find(word, i + 1)) {
+    const std::size_t end = i + word.size();
+    if ((i == from || !inWord(text[i - 1])) && (end == text.size() || !inWord(text[end]))) return i;
+  }
+  return std::string_view::npos;
 }
 
 bool isCudaSourcePath(const std::string& v) {
@@ -155,12 +166,10 @@ void PythonFile::cudaBuildImports() {
     // The imported name's own line: `from … import (\n  CUDAExtension,\n  CUDA_HOME,\n)`.
     const std::string_view text = m_.text(imp.range);
     const std::size_t after = text.find(" import");
-    const std::regex word("\\b" + imp.name + "\\b");
-    std::match_results<std::string_view::const_iterator> found;
     sdk::SourceRange range = imp.range;
-    const auto from = text.begin() + static_cast<std::ptrdiff_t>(after == std::string_view::npos ? 0 : after);
-    if (std::regex_search(from, text.end(), found, word)) {
-      const auto b = static_cast<std::uint32_t>(imp.range.start_byte + (found[0].first - text.begin()));
+    if (const std::size_t at = wholeWord(text, after == std::string_view::npos ? 0 : after, imp.name);
+        at != std::string_view::npos) {
+      const auto b = static_cast<std::uint32_t>(imp.range.start_byte + at);
       range = lines_.range(b, b + static_cast<std::uint32_t>(imp.name.size()));
     }
     auto f = rules_.make(kBuildImport, std::string(m_.path()), range, imp.target, {},
@@ -372,10 +381,13 @@ std::string cudaLibraryOf(const std::string& text) {
                                                                    {"flash-attention", "flash-attention"},
                                                                    {"fastertransformer", "FasterTransformer"},
                                                                    {"tensorrt", "TensorRT"}};
+  // Each key between characters other than [a-z0-9] (the regex `(^|[^a-z0-9])KEY($|[^a-z0-9])`).
+  const auto other = [](char c) { return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')); };
   const std::string l = lower(text);
   for (const auto& [key, name] : kLibraries) {
-    const std::regex word(std::string("(^|[^a-z0-9])") + key + "($|[^a-z0-9])");
-    if (std::regex_search(l, word)) return name;
+    const std::string_view k(key);
+    for (std::size_t i = l.find(k); i != std::string::npos; i = l.find(k, i + 1))
+      if ((i == 0 || other(l[i - 1])) && (i + k.size() == l.size() || other(l[i + k.size()]))) return name;
   }
   return {};
 }
@@ -437,9 +449,11 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         cuda_extension = text->find("CUDAExtension") != std::string::npos;
   }
   if (!cuda_extension) return;
-  static const std::regex kSetupPy(R"(\bsetup\.py\s+(install|build_ext|develop|bdist_wheel)\b)");
-  static const std::regex kPip(R"(\bpip[0-9.]*\s+install\s+(.*))");
-  static const std::regex kInstruction(R"(^\s*([A-Za-z]+)\s)");
+  // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
+  static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|develop|bdist_wheel)\b)",
+                            bytePattern());
+  static const RE2 kPip(R"(\bpip[0-9.]*[[:space:]]+install[[:space:]]+([^\n\r]*))", bytePattern());
+  static const RE2 kInstruction(R"(^[[:space:]]*([A-Za-z]+)[[:space:]])", bytePattern());
   for (const sdk::FileEntry* file : dockerfiles) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
@@ -453,14 +467,14 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       std::string line = text->substr(pos, nl - pos);
       const std::size_t first = line.find_first_not_of(" \t");
       const bool comment = first != std::string::npos && line[first] == '#';
-      std::smatch m;
-      if (!continued && !comment && std::regex_search(line, m, kInstruction)) instruction = m[1].str();
+      std::string group;
+      if (!continued && !comment && RE2::PartialMatch(line, kInstruction, &group)) instruction = group;
       if (!comment && (instruction == "RUN" || instruction == "run")) {
         std::string what;
-        if (std::regex_search(line, m, kSetupPy)) {
-          what = "setup.py " + m[1].str();
-        } else if (std::regex_search(line, m, kPip)) {
-          const std::string target = pipLocalTarget(m[1].str());
+        if (RE2::PartialMatch(line, kSetupPy, &group)) {
+          what = "setup.py " + group;
+        } else if (RE2::PartialMatch(line, kPip, &group)) {
+          const std::string target = pipLocalTarget(group);
           if (!target.empty()) what = "pip install " + target;
         }
         if (!what.empty()) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <string>
 
@@ -24,8 +23,14 @@ bool PythonFile::hasKeyword(const CallFact& c, std::string_view keyword) {
 }
 
 bool PythonFile::mentionsCudaSource(std::string_view text) {
-  static const std::regex kCu(R"(\.cuh?\b(?!\.))");
-  return std::regex_search(text.begin(), text.end(), kCu);
+  // The regex `\.cuh?\b(?!\.)` as a loop (std::regex recursed; RE2 has no lookahead).
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::size_t i = text.find(".cu"); i != std::string_view::npos; i = text.find(".cu", i + 1)) {
+    std::size_t end = i + 3;
+    if (end < text.size() && text[end] == 'h') ++end;
+    if (end == text.size() || (!word(text[end]) && text[end] != '.')) return true;
+  }
+  return false;
 }
 
 bool PythonFile::fileHasCudaSourceString() const {

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 
+#include "byte_regex.hpp"
 #include "kernel_advice.hpp"
 #include "python_file.hpp"
 
@@ -141,10 +141,11 @@ bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer) {
 std::optional<Subscripted> subscriptCallee(const sdk::Module& m, const CallFact& c) {
   if (!c.callee_written.empty()) return std::nullopt;
   const std::string_view t = m.text(c.name_range);
-  static const std::regex kShape(R"(^\s*([A-Za-z_][\w.]*)\s*\[([\s\S]*)\]\s*$)");
-  std::match_results<std::string_view::const_iterator> match;
-  if (!std::regex_match(t.begin(), t.end(), match, kShape)) return std::nullopt;
-  return Subscripted{match[1].str(), collapseSpace(match[2].str())};
+  static const RE2 kShape(R"([[:space:]]*([A-Za-z_][\w.]*)[[:space:]]*\[((?s:.)*)\][[:space:]]*)",
+                          bytePattern());
+  std::string base, subscript;
+  if (!RE2::FullMatch(t, kShape, &base, &subscript)) return std::nullopt;
+  return Subscripted{base, collapseSpace(subscript)};
 }
 
 std::string lastPart(const std::string& chain) {

@@ -2,8 +2,8 @@
 
 #include "requirement_text.hpp"
 
+#include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "requirement.hpp"
 
@@ -16,13 +16,12 @@ bool isSpace(char c) {
 
 std::string joinVersion(const Version& v) {
   std::string out;
-  for (int part : v) out += (out.empty() ? "" : ".") + std::to_string(part);
+  for (int part : v) out.append(out.empty() ? "" : ".").append(std::to_string(part));
   return out;
 }
 
 /// One poetry clause ("^1.2", ">=1", "1.2.*") in PEP 440; nothing when it has none.
 std::optional<std::string> poetryClause(std::string_view clause) {
-  static const std::regex version(R"([0-9][0-9A-Za-z.*!+_-]*)");
   std::string op;
   for (std::string_view candidate : {"===", "==", "!=", "~=", ">=", "<=", ">", "<", "^", "~", "="})
     if (clause.substr(0, candidate.size()) == candidate) {
@@ -31,7 +30,14 @@ std::optional<std::string> poetryClause(std::string_view clause) {
     }
   const std::string value(trim(clause.substr(op.size())));
   if (value == "*" && (op.empty() || op == "==" || op == "=")) return std::string();
-  if (!std::regex_match(value, version)) return std::nullopt;
+  // A version word: a digit, then [0-9A-Za-z.*!+_-]* (a loop: std::regex recursed once per character).
+  const auto versionChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view(".*!+_-").find(c) != std::string_view::npos;
+  };
+  if (value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])) ||
+      !std::all_of(value.begin(), value.end(), versionChar))
+    return std::nullopt;
   if (op.empty() || op == "=") return "==" + value;
   if (op != "^" && op != "~") return op + value;
   const auto release = parseVersion(value);
@@ -81,8 +87,11 @@ std::optional<std::string> poetryToPep440(std::string_view spec) {
 }
 
 bool isDistributionName(std::string_view name) {
-  static const std::regex valid(R"([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)");
-  return std::regex_match(name.begin(), name.end(), valid);
+  // [A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])? as a loop (std::regex recursed once per character).
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  return !name.empty() && alnum(name.front()) && alnum(name.back()) &&
+         std::all_of(name.begin(), name.end(),
+                     [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
 bool isComputedSpec(std::string_view spec) {
@@ -92,7 +101,7 @@ bool isComputedSpec(std::string_view spec) {
 std::string requirementLine(std::string_view name, std::string_view extras, std::string_view spec,
                             std::string_view url, std::string_view marker) {
   std::string out(name);
-  if (!extras.empty()) out += "[" + std::string(extras) + "]";
+  if (!extras.empty()) out.append("[").append(extras).append("]");
   if (!url.empty()) {
     out += " @ " + std::string(url);
     if (!marker.empty()) out += " ; " + std::string(marker);
@@ -126,7 +135,7 @@ std::vector<std::string> commentLines(std::string_view text, std::size_t width) 
     const std::string_view word = text.substr(i, j - i);
     if (line.size() > 1 && line.size() + 1 + word.size() > width) {
       out.push_back(line);
-      line = "#";
+      line.assign(1, '#');
     }
     line += " ";
     line += word;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 
 #include "manifest.hpp"
 
@@ -128,12 +127,20 @@ void readRequirementLine(const std::string& path, std::string_view line, std::ui
     return;
   }
   // Per-requirement options (--hash=…, --config-settings …) end the requirement.
-  static const std::regex option_start(R"(\s--?[A-Za-z])");
-  std::match_results<std::string_view::const_iterator> m;
+  // The first `\s--?[A-Za-z]` in [b, e), as a loop (std::regex recursed; \s is ECMAScript's).
+  const auto space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
+  const auto letter = [&](std::size_t i) {
+    return i < e && std::isalpha(static_cast<unsigned char>(line[i]));
+  };
   std::size_t req_end = e;
-  if (std::regex_search(line.begin() + static_cast<std::ptrdiff_t>(b),
-                        line.begin() + static_cast<std::ptrdiff_t>(e), m, option_start))
-    req_end = b + static_cast<std::size_t>(m.position(0));
+  for (std::size_t i = b; i + 1 < e; ++i)
+    if (space(line[i]) && line[i + 1] == '-' &&
+        (letter(i + 2) || (i + 2 < e && line[i + 2] == '-' && letter(i + 3)))) {
+      req_end = i;
+      break;
+    }
   while (req_end > b && isSpace(line[req_end - 1])) --req_end;
   const std::string_view written = line.substr(b, req_end - b);
   auto req = parseRequirement(written);

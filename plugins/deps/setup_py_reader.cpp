@@ -3,10 +3,10 @@
 // by module variables (`install_requires=REQUIRED`, `REQUIRED = [...]`, `REQUIRED += [...]`,
 // `REQUIRED.append("x")`, `EXTRAS = {"dev": [...]}`, `extras_require=dict(dev=[...])`).
 
-#include <regex>
 #include <set>
 
 #include "manifest.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace deps {
 namespace {
@@ -24,6 +24,42 @@ const std::set<std::string, std::less<>> kPythonWords{"if",  "else", "for",  "in
 
 bool inside(const SourceRange& inner, std::uint32_t begin, std::uint32_t end) {
   return inner.start_byte >= begin && inner.end_byte <= end;
+}
+
+/// Where a line of `src` assigns `name` (`NAME = `, `NAME: T = `, `NAME += `, not `NAME == `): the
+/// offset after its `=`, and whether it extends. The regex
+/// `(^|\n)[ \t]*NAME[ \t]*(:[^=\n]*)?(\+?=)(?!=)` as a loop: RE2 has no lookahead, and std::regex
+/// recursed once per character of a long name.
+struct Assignment {
+  std::size_t rhs;
+  bool augmented;
+};
+
+std::vector<Assignment> assignments(std::string_view src, std::string_view name) {
+  std::vector<Assignment> out;
+  const auto blanks = [&](std::size_t i) {
+    while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
+    return i;
+  };
+  for (std::size_t line = 0; line <= src.size();) {
+    std::size_t eol = src.find('\n', line);
+    if (eol == std::string_view::npos) eol = src.size();
+    std::size_t i = blanks(line);
+    if (src.compare(i, name.size(), name) == 0) {
+      i = blanks(i + name.size());
+      bool augmented = false;
+      if (i < src.size() && src[i] == ':') {  // an annotation runs to the first '=' ("+=" in it is "=")
+        while (i < eol && src[i] != '=') ++i;
+      } else if (i + 1 < src.size() && src[i] == '+' && src[i + 1] == '=') {
+        augmented = true;
+        ++i;
+      }
+      if (i < src.size() && src[i] == '=' && (i + 1 == src.size() || src[i + 1] != '='))
+        out.push_back({i + 1, augmented});
+    }
+    line = eol + 1;
+  }
+  return out;
 }
 
 /// End of the expression starting at `p` (an assignment's right-hand side): the end of the
@@ -80,11 +116,11 @@ class SetupPyReader {
     }
     // Lists named like requirements that setup() reaches indirectly (e.g. through a dict of
     // `deps["x"]` look-ups): their direct string elements.
-    static const std::regex named(R"((^|_)(deps|requirements|requires|required|dependencies|reqs)$)",
-                                  std::regex::icase);
+    static const RE2 named(R"((?i)(?:^|_)(?:deps|requirements|requires|required|dependencies|reqs)$)",
+                           plugin_support::bytePattern());
     std::set<std::string> names;
     for (const StringFact& s : m_.strings())
-      if (s.context == StringContext::Assignment && std::regex_search(s.name, named) &&
+      if (s.context == StringContext::Assignment && RE2::PartialMatch(s.name, named) &&
           !visited_.count(s.name))
         names.insert(s.name);
     for (const auto& name : names) {
@@ -121,11 +157,8 @@ class SetupPyReader {
     if (depth > 3 || visited_.count(name)) return;
     visited_.insert(name);
     const std::string_view src = m_.source();
-    const std::regex assign("(^|\\n)[ \\t]*" + name + "[ \\t]*(:[^=\\n]*)?(\\+?=)(?!=)");
-    for (std::cregex_iterator it(src.data(), src.data() + src.size(), assign), end; it != end; ++it) {
-      const std::size_t rhs = static_cast<std::size_t>(it->position(0) + it->length(0));
+    for (const auto [rhs, augmented] : assignments(src, name)) {
       const std::uint32_t stop = expressionEnd(src, rhs);
-      const bool augmented = (*it)[3].str() == "+=";
       for (const StringFact& s : m_.strings()) {
         if (!inside(s.range, static_cast<std::uint32_t>(rhs), stop)) continue;
         if (s.context == StringContext::Assignment && s.name == name) {
@@ -148,26 +181,26 @@ class SetupPyReader {
 
   /// Plain names in an expression (not attributes, not calls).
   static std::vector<std::string> identifiers(std::string_view text) {
-    static const std::regex ident(R"([A-Za-z_][A-Za-z0-9_]*)");
+    static const RE2 ident(R"([A-Za-z_][A-Za-z0-9_]*)", plugin_support::bytePattern());
     std::vector<std::string> out;
     const std::string t(text);
-    for (std::sregex_iterator it(t.begin(), t.end(), ident), end; it != end; ++it) {
-      const auto b = static_cast<std::size_t>(it->position(0));
-      const auto e = b + static_cast<std::size_t>(it->length(0));
+    plugin_support::forEachMatch(ident, t, [&](const auto& groups) {
+      const auto b = static_cast<std::size_t>(groups[0].data() - t.data());
+      const auto e = b + groups[0].size();
       if (b > 0 && (t[b - 1] == '.' || t[b - 1] == '"' || t[b - 1] == '\'' ||
                     std::isalnum(static_cast<unsigned char>(t[b - 1]))))
-        continue;
+        return;
       std::size_t n = e;
       while (n < t.size() && (t[n] == ' ' || t[n] == '\t')) ++n;
-      if (n < t.size() && (t[n] == '(' || t[n] == '.' || t[n] == '=' || t[n] == '"' || t[n] == '\''))
-        continue;
-      if (kPythonWords.count(it->str())) continue;
+      if (n < t.size() && (t[n] == '(' || t[n] == '.' || t[n] == '=' || t[n] == '"' || t[n] == '\'')) return;
+      std::string word = plugin_support::str(groups[0]);
+      if (kPythonWords.count(word)) return;
       // inside a string literal: count quotes before
       const auto quotes = std::count_if(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(b),
                                         [](char c) { return c == '"' || c == '\''; });
-      if (quotes % 2) continue;
-      out.push_back(it->str());
-    }
+      if (quotes % 2) return;
+      out.push_back(std::move(word));
+    });
     return out;
   }
 
@@ -175,8 +208,9 @@ class SetupPyReader {
     if (!seen_.insert(s.range.start_byte).second) return;
     auto req = parseRequirement(s.value);
     if (!req) return;
-    static const std::regex file_like(R"(\.(txt|py|cfg|toml|in|md|rst|json|yaml|yml)$)", std::regex::icase);
-    if (std::regex_search(req->name, file_like)) return;
+    static const RE2 file_like(R"((?i)\.(?:txt|py|cfg|toml|in|md|rst|json|yaml|yml)$)",
+                               plugin_support::bytePattern());
+    if (RE2::PartialMatch(req->name, file_like)) return;
     DependencyUse d;
     d.file = std::string(m_.path());
     d.range = s.range;

@@ -2,14 +2,30 @@
 // packages they install, the indexes and channels they use, the requirements files they read.
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
 #include <set>
 
 #include "compat_table.hpp"
 #include "manifest.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace deps {
 namespace {
+
+/// `NAME=…` (the regex `^[A-Za-z_][A-Za-z0-9_]*=`, as a loop: std::regex recursed once per character).
+bool startsWithAssignment(std::string_view v) {
+  if (v.empty() || !(std::isalpha(static_cast<unsigned char>(v[0])) || v[0] == '_')) return false;
+  std::size_t i = 1;
+  while (i < v.size() && (std::isalnum(static_cast<unsigned char>(v[i])) || v[i] == '_')) ++i;
+  return i < v.size() && v[i] == '=';
+}
+
+/// `stem` and then only digits and dots (`pip`, `pip3.10`: the regex `^STEM[0-9.]*$`, as a loop).
+bool isVersioned(std::string_view v, std::string_view stem) {
+  if (v.substr(0, stem.size()) != stem) return false;
+  v.remove_prefix(stem.size());
+  return std::all_of(v.begin(), v.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
 
 struct Word {
   std::string value;  ///< quotes removed
@@ -195,19 +211,16 @@ class InstallScanner {
   migrate::sdk::SourceRange range(const Word& w) const { return line_.range(index_, w.begin, w.end); }
 
   void command(const std::vector<Word>& w) {
-    static const std::regex assignment(R"(^[A-Za-z_][A-Za-z0-9_]*=)");
-    static const std::regex pip(R"(^pip[0-9.]*$)");
-    static const std::regex python(R"(^python[0-9.]*$)");
     std::size_t i = 0;
     while (i < w.size()) {
       const std::string& v = w[i].value;
       if (const auto eq = v.find('=');
-          eq != std::string::npos && isIndexVariable(v.substr(0, eq)) && std::regex_search(v, assignment)) {
+          eq != std::string::npos && isIndexVariable(v.substr(0, eq)) && startsWithAssignment(v)) {
         // PIP_EXTRA_INDEX_URL=… pip install, UV_TORCH_BACKEND=cu126 uv pip install
         out_.indexes.push_back({path_, range(w[i]), substituteVariables(v.substr(eq + 1), variables_),
                                 v.substr(0, eq), source_});
       }
-      if (std::regex_search(v, assignment) || v == "sudo" || v == "env" || v == "time" || v == "nohup" ||
+      if (startsWithAssignment(v) || v == "sudo" || v == "env" || v == "time" || v == "nohup" ||
           v == "exec" || v == "command" || v == "then" || v == "do" || v == "else" || v == "{" ||
           (i > 0 && w[i - 1].value == "sudo" && !v.empty() && v[0] == '-')) {
         ++i;
@@ -219,10 +232,10 @@ class InstallScanner {
     const std::string prog = basename(w[i].value);
     std::size_t args = 0;
     bool conda = false;
-    if (std::regex_match(prog, pip)) {
+    if (isVersioned(prog, "pip")) {
       args = i + 1;
-    } else if (std::regex_match(prog, python) && i + 2 < w.size() && w[i + 1].value == "-m" &&
-               std::regex_match(w[i + 2].value, pip)) {
+    } else if (isVersioned(prog, "python") && i + 2 < w.size() && w[i + 1].value == "-m" &&
+               isVersioned(w[i + 2].value, "pip")) {
       args = i + 3;
     } else if (prog == "uv" && i + 1 < w.size() && w[i + 1].value == "pip") {
       args = i + 2;
@@ -384,9 +397,9 @@ void readInstallCommands(const std::string& path, const LogicalLine& line, std::
 /// job script sets up the CUDA toolkit (CANN's set_env.sh on an Ascend cluster).
 void readToolkitModules(const std::string& path, const LogicalLine& line, std::size_t begin,
                         const migrate::sdk::LineIndex& index, Manifests& out) {
-  static const std::regex cuda_module(
-      R"((?:^|/)(cuda|cudatoolkit|cuda-toolkit|cudnn|nccl|nvhpc|nvidia-hpc-sdk)(?:$|[/@\-]))",
-      std::regex::icase);
+  static const RE2 cuda_module(
+      R"((?i)(?:^|/)(?:cuda|cudatoolkit|cuda-toolkit|cudnn|nccl|nvhpc|nvidia-hpc-sdk)(?:$|[/@\-]))",
+      plugin_support::bytePattern());
   const std::vector<Word> words = shellWords(line.text, begin);
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (words[i].op) continue;
@@ -405,7 +418,7 @@ void readToolkitModules(const std::string& path, const LogicalLine& line, std::s
     }
     for (std::size_t j = args; j < words.size() && !words[j].op; ++j) {
       const std::string& w = words[j].value;
-      if (w.empty() || w[0] == '-' || !std::regex_search(w, cuda_module)) continue;
+      if (w.empty() || w[0] == '-' || !RE2::PartialMatch(w, cuda_module)) continue;
       out.toolkit_modules.push_back({path, line.range(index, words[j].begin, words[j].end), command, w});
     }
     i = args;
@@ -415,22 +428,23 @@ void readToolkitModules(const std::string& path, const LogicalLine& line, std::s
 void readShellScript(const std::string& path, std::string_view text, Manifests& out) {
   const migrate::sdk::LineIndex index(text);
   // Simple assignments (`NAME=value`, `export NAME=value`), substituted in later install commands.
-  static const std::regex assignment(
-      R"(^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=("[^"$`]*"|'[^']*'|[^\s"'$`;&|]*)\s*$)");
+  // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
+  static const RE2 assignment(
+      R"([[:space:]]*(?:export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)=("[^"$`]*"|'[^']*'|[^[:space:]"'$`;&|]*)[[:space:]]*)",
+      plugin_support::bytePattern());
   std::map<std::string, std::string> variables;
   for (const LogicalLine& ll : logicalLines(text)) {
     const auto first = ll.text.find_first_not_of(" \t");
     if (first == std::string::npos || ll.text[first] == '#') continue;
-    std::smatch m;
-    if (std::regex_match(ll.text, m, assignment)) {
-      std::string v = m[2].str();
+    re2::StringPiece name, value;
+    if (RE2::FullMatch(ll.text, assignment, &name, &value)) {
+      const std::string key(name.data(), name.size());
+      std::string v(value.data(), value.size());
       if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) v = v.substr(1, v.size() - 2);
-      variables[m[1].str()] = v;
-      if (isIndexVariable(m[1].str()))
-        out.indexes.push_back({path,
-                               ll.range(index, static_cast<std::size_t>(m.position(2)),
-                                        static_cast<std::size_t>(m.position(2) + m.length(2))),
-                               v, m[1].str(), "shell"});
+      variables[key] = v;
+      const auto at = static_cast<std::size_t>(value.data() - ll.text.data());
+      if (isIndexVariable(key))
+        out.indexes.push_back({path, ll.range(index, at, at + value.size()), v, key, "shell"});
       continue;
     }
     readToolkitModules(path, ll, first, index, out);

@@ -6,9 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <string>
 #include <string_view>
+
+#include "plugin_support/byte_regex.hpp"
 
 namespace device {
 namespace {
@@ -61,8 +62,8 @@ std::string_view trailingName(std::string_view s) {
 }
 
 bool isDeviceName(std::string_view name) {
-  static const std::regex kName(R"(^(\w+_)?device(s|_type)?\d*$)", std::regex::icase);
-  return std::regex_match(name.begin(), name.end(), kName);
+  static const RE2 kName(R"((?i)(?:\w+_)?device(?:s|_type)?\d*)", plugin_support::bytePattern());
+  return RE2::FullMatch(name, kName);
 }
 
 /// The edit renaming "cuda" to "npu" inside the literal (after its prefix and opening quotes).
@@ -112,11 +113,11 @@ bool isDeviceValue(std::string_view expression) {
 }  // namespace
 
 void checkDeviceStringAsserts(const Module& module, const RuleInfo& rule, FindingSink& sink) {
-  static const std::regex kCudaDevice(R"(^cuda(:\d*)?$)");
+  static const RE2 kCudaDevice(R"(cuda(?::\d*)?)", plugin_support::bytePattern());  // the whole value
   for (const StringFact& s : module.strings()) {
     if (s.fstring || !s.method_on_value || !isComparingAssertion(s.method)) continue;
     if (s.context != StringContext::PositionalArg && s.context != StringContext::KeywordArg) continue;
-    if (!std::regex_match(s.value, kCudaDevice)) continue;
+    if (!RE2::FullMatch(s.value, kCudaDevice)) continue;
     const CallFact* call = enclosingAssertion(module, s.method, s.range);
     if (!call) continue;
     const auto own = std::find_if(call->args.begin(), call->args.end(),

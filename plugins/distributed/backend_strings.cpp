@@ -4,10 +4,10 @@
 // gets exactly one of the two rules.
 
 #include <algorithm>
-#include <regex>
 #include <string>
 
 #include "distributed_checks.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace distributed {
 namespace {
@@ -35,7 +35,7 @@ bool dataRulePosition(const StringFact& s) {
                                        "os.getenv",
                                        "getattr"};
   static const char* const kMethods[] = {"get", "setdefault"};
-  static const std::regex kAssignTo("backend|^(cuda|gpu)$", std::regex::icase);
+  static const RE2 kAssignTo("(?i)backend|^(?:cuda|gpu)$", plugin_support::bytePattern());
   switch (s.context) {
     case StringContext::KeywordArg:
       if (oneOf(s.name, kKeywords)) return true;
@@ -44,7 +44,7 @@ bool dataRulePosition(const StringFact& s) {
     case StringContext::PositionalArg:
       return oneOf(s.callee, kArgOf) || (s.method_on_value && oneOf(s.method, kMethods));
     case StringContext::Assignment:
-      return std::regex_search(s.name, kAssignTo);
+      return RE2::PartialMatch(s.name, kAssignTo);
     default:
       return false;
   }
@@ -55,12 +55,12 @@ bool dataRulePosition(const StringFact& s) {
 /// `Literal["nccl", "gloo"]` (a subscript, or a generic type on the same line in an annotation),
 /// `return "nccl"`.
 bool extendedBackendPosition(const Module& module, const StringFact& s) {
-  static const std::regex kBackendName("backend", std::regex::icase);
+  static const RE2 kBackendName("(?i)backend", plugin_support::bytePattern());
   // In annotations tree-sitter reads `Literal["nccl", "gloo"]` as a generic type, not a subscript.
-  static const std::regex kLiteral(R"(\bLiteral\[[^\]]*$)");
+  static const RE2 kLiteral(R"(\bLiteral\[[^\]]*$)", plugin_support::bytePattern());
   switch (s.context) {
     case StringContext::KeywordArg:
-      return std::regex_search(s.name, kBackendName);
+      return RE2::PartialMatch(s.name, kBackendName);
     case StringContext::Compare:
       // get_backend() returns lower case: `backend == "nccl"`; `"NCCL" in name` tests other text.
       return s.value == "nccl";
@@ -73,8 +73,7 @@ bool extendedBackendPosition(const Module& module, const StringFact& s) {
       const std::size_t nl =
           s.range.start_byte == 0 ? std::string_view::npos : source.rfind('\n', s.range.start_byte - 1);
       const std::size_t from = nl == std::string_view::npos ? 0 : nl + 1;
-      const std::string before(source.substr(from, s.range.start_byte - from));
-      return std::regex_search(before, kLiteral);
+      return RE2::PartialMatch(source.substr(from, s.range.start_byte - from), kLiteral);
     }
     default:
       return false;
@@ -98,10 +97,10 @@ void renameEdit(const Module& module, const StringFact& s, Finding& f) {
 }  // namespace
 
 void checkBackendStrings(const Module& module, const RuleTable& rules, FindingSink& sink) {
-  static const std::regex kNccl("^nccl$", std::regex::icase);
+  static const RE2 kNccl("(?i)nccl", plugin_support::bytePattern());  // the whole value
   for (const StringFact& s : module.strings()) {
     if (s.context == StringContext::Docstring || s.context == StringContext::Message) continue;
-    if (!std::regex_match(s.value, kNccl) || dataRulePosition(s)) continue;
+    if (!RE2::FullMatch(s.value, kNccl) || dataRulePosition(s)) continue;
     const std::string written(module.text(s.range));
     if (extendedBackendPosition(module, s)) {
       Finding f = findingFrom(*rules.nccl_backend, std::string(module.path()), s.range, written, {},

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "distributed_checks.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace distributed {
 namespace {
@@ -58,12 +58,12 @@ std::pair<std::string_view, std::string_view> lineAround(std::string_view source
 /// Assignment targets written before the read on its line: `local_rank = int(os.environ[...])`,
 /// `self.local_rank: int = ...`, `rank, local_rank = ...`.
 std::vector<std::string> assignedNames(std::string_view before) {
-  static const std::regex kTargets(R"(^\s*([A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*)\s*(:[^=]*)?=[^=])");
+  static const RE2 kTargets(
+      R"(^[[:space:]]*([A-Za-z_][\w.]*(?:[[:space:]]*,[[:space:]]*[A-Za-z_][\w.]*)*)[[:space:]]*(?::[^=]*)?=[^=])",
+      plugin_support::bytePattern());
   std::vector<std::string> names;
-  std::string line(before);
-  std::smatch m;
-  if (!std::regex_search(line, m, kTargets)) return names;
-  std::string targets = m[1].str();
+  std::string targets;
+  if (!RE2::PartialMatch(before, kTargets, &targets)) return names;
   std::size_t start = 0;
   while (start <= targets.size()) {
     std::size_t comma = targets.find(',', start);
@@ -84,8 +84,8 @@ std::vector<LocalRankRead> localRankReads(const Module& module) {
         (s.context == StringContext::Subscript || s.context == StringContext::PositionalArg)) {
       const auto [before, after] = lineAround(module.source(), s.range.start_byte, s.range.end_byte);
       // `os.environ["LOCAL_RANK"] = str(i)` sets the variable for a child process: not a read.
-      static const std::regex kWrite(R"(^\s*\]\s*=[^=])");
-      if (s.context == StringContext::Subscript && std::regex_search(std::string(after), kWrite)) continue;
+      static const RE2 kWrite(R"(^[[:space:]]*\][[:space:]]*=[^=])", plugin_support::bytePattern());
+      if (s.context == StringContext::Subscript && RE2::PartialMatch(after, kWrite)) continue;
       reads.push_back({&s, assignedNames(before), "environment"});
     } else if ((s.value == "--local_rank" || s.value == "--local-rank") &&
                s.context == StringContext::PositionalArg && s.method == "add_argument") {
@@ -126,10 +126,10 @@ std::vector<DeviceUse> deviceUses(const Module& module) {
   }
   // Device strings built from the rank: f"cuda:{local_rank}", "cuda:%d" % local_rank,
   // "cuda:{}".format(local_rank) — the rest of the line holds the rank.
-  static const std::regex kDeviceString(R"(^(cuda|npu)(:|$))");
+  static const RE2 kDeviceString(R"(^(?:cuda|npu)(?::|$))", plugin_support::bytePattern());
   for (const StringFact& s : module.strings()) {
     if (s.context == StringContext::Message || s.context == StringContext::Docstring) continue;
-    if (!std::regex_search(s.value, kDeviceString)) continue;
+    if (!RE2::PartialMatch(s.value, kDeviceString)) continue;
     const auto [before, after] = lineAround(module.source(), s.range.start_byte, s.range.end_byte);
     (void)before;
     SourceRange r = s.range;

@@ -2,11 +2,11 @@
 // DIST-012 for classes derived from nn.DataParallel.
 
 #include <algorithm>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "distributed_checks.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace distributed {
 namespace {
@@ -20,10 +20,10 @@ bool isInitProcessGroup(const CallFact& call) {
 
 /// A literal that names a process-group backend ("nccl", "gloo", "cpu:gloo,cuda:nccl", ...).
 bool looksLikeBackend(const std::string& value) {
-  static const std::regex kBackend(
-      R"(^\s*((cpu|cuda|npu|xpu|mps):)?(nccl|gloo|hccl|mpi|ucc|lccl|xccl)(\s*,\s*((cpu|cuda|npu|xpu|mps):)?(nccl|gloo|hccl|mpi|ucc|lccl|xccl))*\s*$)",
-      std::regex::icase);
-  return std::regex_match(value, kBackend);
+  static const RE2 kBackend(
+      R"((?i)[[:space:]]*(?:(?:cpu|cuda|npu|xpu|mps):)?(?:nccl|gloo|hccl|mpi|ucc|lccl|xccl)(?:[[:space:]]*,[[:space:]]*(?:(?:cpu|cuda|npu|xpu|mps):)?(?:nccl|gloo|hccl|mpi|ucc|lccl|xccl))*[[:space:]]*)",
+      plugin_support::bytePattern());
+  return RE2::FullMatch(value, kBackend);
 }
 
 bool countsAsValue(const StringFact& s) {
@@ -72,9 +72,8 @@ class BackendTracer {
       if (libraryConstant(arg.range)) return true;  // dist.Backend.NCCL (DIST-003) or Backend.GLOO
       return expr.find('.') == std::string::npos ? tracedName(expr) : tracedAttribute(expr);
     }
-    static const std::regex kKey(R"(\[\s*["'](\w+)["']\s*\]$)");
-    std::smatch key;
-    if (std::regex_search(expr, key, kKey)) return tracedKey(key[1].str());
+    static const RE2 kKey(R"(\[[[:space:]]*["'](\w+)["'][[:space:]]*\]$)", plugin_support::bytePattern());
+    if (std::string key; RE2::PartialMatch(expr, kKey, &key)) return tracedKey(key);
     const auto paren = expr.find('(');
     if (paren != std::string::npos) return tracedLocalFunction(expr.substr(0, paren));
     return false;
@@ -166,21 +165,21 @@ class BackendTracer {
 
 /// `f(**kwargs)` / `f(*args)`: the facts leave splats out, so look at the call's text.
 bool hasSplat(const Module& module, const CallFact& call, bool keyword_splat) {
-  static const std::regex kKeywordSplat(R"([(,]\s*\*\*\s*[A-Za-z_(\[{])");
-  static const std::regex kPositionalSplat(R"([(,]\s*\*\s*[A-Za-z_(\[])");
-  const std::string text(module.text(call.range));
-  return std::regex_search(text, keyword_splat ? kKeywordSplat : kPositionalSplat);
+  static const RE2 kKeywordSplat(R"([(,][[:space:]]*\*\*[[:space:]]*[A-Za-z_(\[{])",
+                                 plugin_support::bytePattern());
+  static const RE2 kPositionalSplat(R"([(,][[:space:]]*\*[[:space:]]*[A-Za-z_(\[])",
+                                    plugin_support::bytePattern());
+  return RE2::PartialMatch(module.text(call.range), keyword_splat ? kKeywordSplat : kPositionalSplat);
 }
 
 /// The `backend=` argument of the `dict(...)` call assigned to the name splatted into `call`
 /// (`kw = dict(backend=b, ...)`, then `init_process_group(**kw)`) in the same scope; nullptr when
 /// there is none.
 const ArgumentFact* splatBackend(const Module& module, const CallFact& call) {
-  static const std::regex kSplatName(R"(\*\*\s*([A-Za-z_]\w*)\s*[,)])");
-  const std::string text(module.text(call.range));
-  std::smatch m;
-  if (!std::regex_search(text, m, kSplatName)) return nullptr;
-  const std::string name = m[1].str();
+  static const RE2 kSplatName(R"(\*\*[[:space:]]*([A-Za-z_]\w*)[[:space:]]*[,)])",
+                              plugin_support::bytePattern());
+  std::string name;
+  if (!RE2::PartialMatch(module.text(call.range), kSplatName, &name)) return nullptr;
   const DefinitionFact* scope = enclosingFunction(module, call.range.start_byte);
   const ArgumentFact* found = nullptr;
   for (const CallFact& c : module.calls()) {

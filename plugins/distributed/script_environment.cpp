@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "distributed_checks.hpp"
 #include "migrate/sdk/text_position.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace distributed {
 namespace {
@@ -50,8 +50,9 @@ std::size_t codeLength(std::string_view line) {
 
 /// `echo ...`, `printf ...`: output text, not settings (also after `RUN` in a Dockerfile).
 bool isOutputCommand(std::string_view code) {
-  static const std::regex kOutput(R"(^\s*(RUN\s+)?(echo|printf)(\s|$))");
-  return std::regex_search(std::string(code), kOutput);
+  static const RE2 kOutput(R"(^[[:space:]]*(?:RUN[[:space:]]+)?(?:echo|printf)(?:[[:space:]]|$))",
+                           plugin_support::bytePattern());
+  return RE2::PartialMatch(code, kOutput);
 }
 
 /// The edits renaming every occurrence of `name` on the line (NCCL → HCCL inside the name).
@@ -70,7 +71,7 @@ void renameAll(std::string_view code, std::uint32_t line_offset, const std::stri
 }
 
 void scanScript(const std::string& path, const std::string& text, const RuleTable& rules, FindingSink& sink) {
-  static const std::regex kVariable(R"((^|[^\w])((TORCH_)?NCCL_[A-Z0-9_]+))");
+  static const RE2 kVariable(R"((^|[^\w])((?:TORCH_)?NCCL_[A-Z0-9_]+))", plugin_support::bytePattern());
   const LineIndex index(text);
   std::size_t offset = 0;
   while (offset <= text.size()) {
@@ -80,14 +81,14 @@ void scanScript(const std::string& path, const std::string& text, const RuleTabl
     const std::string code(line.substr(0, codeLength(line)));
     if (!isOutputCommand(code)) {
       std::vector<std::string> seen;
-      for (auto it = std::sregex_iterator(code.begin(), code.end(), kVariable); it != std::sregex_iterator();
-           ++it) {
-        const std::string name = (*it)[2].str();
-        if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+      plugin_support::forEachMatch(kVariable, code, [&](const auto& groups) {
+        const std::string name = plugin_support::str(groups[2]);
+        if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
         seen.push_back(name);
         const RuleInfo* rule = environmentRule(name, rules);
-        if (rule == nullptr) continue;
-        const auto start = static_cast<std::uint32_t>(offset + static_cast<std::size_t>(it->position(2)));
+        if (rule == nullptr) return;
+        const auto start =
+            static_cast<std::uint32_t>(offset + static_cast<std::size_t>(groups[2].data() - code.data()));
         const SourceRange range = index.range(start, start + static_cast<std::uint32_t>(name.size()));
         Finding f = findingFrom(*rule, path, range, name, {}, {{"value", name}});
         f.details["variable"] = name;
@@ -95,7 +96,7 @@ void scanScript(const std::string& path, const std::string& text, const RuleTabl
         if (rule == rules.env_ifname || rule == rules.env_errors)
           renameAll(code, static_cast<std::uint32_t>(offset), name, f);
         sink.report(std::move(f));
-      }
+      });
     }
     if (end == text.size()) break;
     offset = end + 1;
@@ -105,19 +106,22 @@ void scanScript(const std::string& path, const std::string& text, const RuleTabl
 }  // namespace
 
 const RuleInfo* environmentRule(std::string_view name, const RuleTable& rules) {
-  static const std::regex kIfname(R"(^NCCL_SOCKET_IFNAME$)");
-  static const std::regex kErrors(R"(^(TORCH_)?NCCL_(ASYNC_ERROR_HANDLING|BLOCKING_WAIT|DESYNC_DEBUG)$)");
-  static const std::regex kDebug(R"(^NCCL_DEBUG(_SUBSYS|_FILE)?$)");
-  static const std::regex kAny(R"(^(TORCH_)?NCCL_[A-Z0-9_]+$)");
+  // Whole names (FullMatch).
+  static const RE2 kIfname(R"(NCCL_SOCKET_IFNAME)", plugin_support::bytePattern());
+  static const RE2 kErrors(R"((?:TORCH_)?NCCL_(?:ASYNC_ERROR_HANDLING|BLOCKING_WAIT|DESYNC_DEBUG))",
+                           plugin_support::bytePattern());
+  static const RE2 kDebug(R"(NCCL_DEBUG(?:_SUBSYS|_FILE)?)", plugin_support::bytePattern());
+  static const RE2 kAny(R"((?:TORCH_)?NCCL_[A-Z0-9_]+)", plugin_support::bytePattern());
   // Build and install variables (the NCCL package itself belongs to the deps domain).
-  static const std::regex kInstall(
-      R"(^(TORCH_)?NCCL_(VERSION|VER|HOME|ROOT|ROOT_DIR|DIR|INCLUDE|INCLUDE_DIR|LIB|LIB_DIR|LIBRARY|LIBRARIES|PATH)$)");
-  const std::string n(name);
-  if (std::regex_match(n, kIfname)) return rules.env_ifname;
-  if (std::regex_match(n, kErrors)) return rules.env_errors;
-  if (std::regex_match(n, kDebug)) return rules.env_debug;
-  if (std::regex_match(n, kInstall)) return nullptr;
-  if (std::regex_match(n, kAny)) return rules.env_other;
+  static const RE2 kInstall(
+      R"((?:TORCH_)?NCCL_(?:VERSION|VER|HOME|ROOT|ROOT_DIR|DIR|INCLUDE|INCLUDE_DIR|LIB|LIB_DIR|LIBRARY|LIBRARIES|PATH))",
+      plugin_support::bytePattern());
+  const re2::StringPiece n(name.data(), name.size());
+  if (RE2::FullMatch(n, kIfname)) return rules.env_ifname;
+  if (RE2::FullMatch(n, kErrors)) return rules.env_errors;
+  if (RE2::FullMatch(n, kDebug)) return rules.env_debug;
+  if (RE2::FullMatch(n, kInstall)) return nullptr;
+  if (RE2::FullMatch(n, kAny)) return rules.env_other;
   return nullptr;
 }
 

@@ -1,9 +1,9 @@
 // PREC-005: complex RoPE tables (torch.polar / torch.view_as_complex), complex128 when fed float64.
 
-#include <regex>
 #include <string>
 
 #include "checks.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace precision {
 
@@ -38,8 +38,10 @@ void complexRope(const FileView& v, const Rules& rules, FindingSink& sink) {
     if (ref.resolved != "torch.polar" && ref.resolved != "torch.view_as_complex") continue;
     const CallFact& c = v.module().calls()[static_cast<std::size_t>(ref.call)];
     const DefinitionFact* fn = v.innermostFunction(c.range.start_byte);
-    static const std::regex kToComplex64(R"(^\s*\.\s*(to\s*\([^)]*(complex64|cfloat)|cfloat\s*\())");
-    const bool narrowed = std::regex_search(std::string(v.textAfter(c.range)), kToComplex64);
+    static const RE2 kToComplex64(
+        R"(^[[:space:]]*\.[[:space:]]*(?:to[[:space:]]*\([^)]*(?:complex64|cfloat)|cfloat[[:space:]]*\())",
+        plugin_support::bytePattern());
+    const bool narrowed = RE2::PartialMatch(v.textAfter(c.range), kToComplex64);
     bool wide = false;
     if (fn) {
       wide = !narrowed && float64Within(v, fn->range.start_byte, fn->range.end_byte);

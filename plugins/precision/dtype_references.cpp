@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "checks.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace precision {
 
@@ -93,13 +93,13 @@ bool inConversionTable(const FileView& v, const SourceRange& r) {
 /// `maybe_adjust_dtype_for_device(torch.float64, device)` (float32 on mps/npu): the float64 passed
 /// to it is already handled.
 bool isDeviceDtypeHelper(const CallFact& c) {
-  static const std::regex kHelper(
-      R"((?:^|_)(?:adjust|downcast|fallback|safe|supported|compatible)\w*dtype|dtype\w*(?:for_device|_adjust|_supported|_safe|_compatible))",
-      std::regex::icase);
+  static const RE2 kHelper(
+      R"((?i)(?:^|_)(?:adjust|downcast|fallback|safe|supported|compatible)\w*dtype|dtype\w*(?:for_device|_adjust|_supported|_safe|_compatible))",
+      plugin_support::bytePattern());
   std::string name = c.method.empty() ? c.callee_written : c.method;
   const auto dot = name.rfind('.');
   if (dot != std::string::npos) name = name.substr(dot + 1);
-  return std::regex_search(name, kHelper);
+  return RE2::PartialMatch(name, kHelper);
 }
 
 /// A plain name that the file compares (`x in NAME`, `NAME == y`).

@@ -3,8 +3,9 @@
 #include "file_view.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <set>
+
+#include "plugin_support/byte_regex.hpp"
 
 namespace precision {
 
@@ -24,9 +25,10 @@ bool isKeyword(std::string_view w) {
 }
 
 bool isCpuString(const ArgumentFact& a) {
-  static const std::regex kCpu(R"(^torch\.device\(\s*["']cpu["']\s*\)$)");
+  static const RE2 kCpu(R"(torch\.device\([[:space:]]*["']cpu["'][[:space:]]*\))",
+                        plugin_support::bytePattern());
   return (a.kind == ValueKind::String && a.text == "cpu") ||
-         (a.text.rfind("torch.device(", 0) == 0 && std::regex_match(a.text, kCpu));
+         (a.text.rfind("torch.device(", 0) == 0 && RE2::FullMatch(a.text, kCpu));
 }
 
 }  // namespace

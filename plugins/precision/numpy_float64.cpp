@@ -1,10 +1,10 @@
 // PREC-004: a float64 numpy array turned into a tensor without a dtype.
 
-#include <regex>
 #include <set>
 #include <string>
 
 #include "checks.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace precision {
 
@@ -94,8 +94,9 @@ bool reassignedBetween(const FileView& v, const std::string& name, std::uint32_t
 void numpyFloat64(const FileView& v, const Rules& rules, FindingSink& sink) {
   static const std::set<std::string> kConverters{"torch.from_numpy", "torch.tensor", "torch.as_tensor",
                                                  "torch.asarray"};
-  static const std::regex kCastAfter(
-      R"(^\s*\.\s*(float|half|bfloat16|int|long|short|bool|byte|char)\s*\(|^\s*\.\s*(to|type)\s*\([^)]*(float32|float16|bfloat16|torch\.float\b|torch\.half|dtype\s*=))");
+  static const RE2 kCastAfter(
+      R"(^[[:space:]]*\.[[:space:]]*(?:float|half|bfloat16|int|long|short|bool|byte|char)[[:space:]]*\(|^[[:space:]]*\.[[:space:]]*(?:to|type)[[:space:]]*\([^)]*(?:float32|float16|bfloat16|torch\.float\b|torch\.half|dtype[[:space:]]*=))",
+      plugin_support::bytePattern());
   const auto& calls = v.module().calls();
   for (const CallFact& c : calls) {
     if (!kConverters.count(c.callee_resolved)) continue;
@@ -106,8 +107,7 @@ void numpyFloat64(const FileView& v, const Rules& rules, FindingSink& sink) {
       if (a.keyword == "dtype" || (a.index == 1 && c.callee_resolved != "torch.from_numpy")) has_dtype = true;
     }
     if (!data || has_dtype) continue;
-    const std::string after(v.textAfter(c.range));
-    if (std::regex_search(after, kCastAfter)) continue;
+    if (RE2::PartialMatch(v.textAfter(c.range), kCastAfter)) continue;
     std::string reason;
     std::string variable;
     if (const CallFact* inner = v.callAt(data->range)) {

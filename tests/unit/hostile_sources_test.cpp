@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "support/test_support.hpp"
@@ -28,6 +33,18 @@ nlohmann::json analyze(const TempDir& repo, const TempDir& out) {
                      quote(repo.path().string()) + " --output " + quote(out.path().string()) + " -q");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return r.exit_code == 0 ? nlohmann::json::parse(test::readFile(out / "findings.json")) : nlohmann::json();
+}
+
+/// (rule id, line) of each finding in `file`.
+std::vector<std::pair<std::string, int>> findingsIn(const nlohmann::json& doc, const std::string& file) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& f : doc["findings"])
+    if (f["file"] == file) out.emplace_back(f["rule_id"].get<std::string>(), f["line"].get<int>());
+  return out;
+}
+
+bool has(const std::vector<std::pair<std::string, int>>& found, const std::string& rule, int line) {
+  return std::find(found.begin(), found.end(), std::make_pair(rule, line)) != found.end();
 }
 
 // Found by fuzz_cuda_source.
@@ -132,6 +149,204 @@ TEST(HostileSources, ExtensionGlueReadsLinesOfMegabytes) {
   bool call = false;
   for (const auto& f : doc["findings"]) call = call || (f["file"] == "use.py" && f["api"] == "fast_ext.run");
   EXPECT_TRUE(call) << "the call into the extension declared after the long one is found";
+}
+
+// The precision checks read callee names and the text around calls with std::regex, which
+// recursed once per character: a name or an argument of 300,000 characters overflowed the stack.
+TEST(HostileSources, PrecisionChecksReadLongNamesAndArguments) {
+  TempDir repo;
+  std::string source = "import numpy as np\nimport torch\n";
+  // A helper choosing a dtype the device supports takes the float64: not reported.
+  source += "a = adjust_" + std::string(300000, 'x') + "_dtype(torch.float64)\n";
+  // A float64 placed on the CPU: not reported.
+  source +=
+      "b = torch.zeros(3, dtype=torch.float64, device=torch.device(" + std::string(300000, ' ') + "'cpu'))\n";
+  // A cast after the conversion, a narrowing after the complex table (the checks read 160
+  // characters after a call): not reported, and a complex table at info.
+  source += "c = torch.from_numpy(np.zeros(3)).to(torch.float32)  # " + std::string(300000, 'z') + "\n";
+  source += "d = torch.view_as_complex(x).to(torch.complex64)  # " + std::string(300000, 'z') + "\n";
+  source += "e = torch.zeros(3, dtype=torch.float64)\n";
+  writeFile(repo / "prec.py", source);
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto found = findingsIn(doc, "prec.py");
+  EXPECT_FALSE(has(found, "PREC-001", 3)) << "the dtype helper after its long name is recognised";
+  EXPECT_FALSE(has(found, "PREC-001", 4)) << "the CPU device after the long run of spaces is recognised";
+  EXPECT_FALSE(has(found, "PREC-004", 5)) << "the cast after the conversion is seen";
+  EXPECT_TRUE(has(found, "PREC-005", 6));
+  EXPECT_TRUE(has(found, "PREC-001", 7)) << "the float64 after the long lines is reported";
+}
+
+// The distributed checks read script lines, call text, assignment targets and the line before a
+// string with std::regex: a word or a run of spaces of 300,000 characters overflowed the stack.
+TEST(HostileSources, DistributedChecksReadLongWordsAndLines) {
+  TempDir repo;
+  writeFile(repo / "run.sh", "export NCCL_" + std::string(300000, 'A') + "=1\n" + std::string(300000, ' ') +
+                                 "echo NCCL_IB_HCA=mlx5\nexport NCCL_IB_HCA=mlx5\n");
+  // Three files: one of more than 2 MB is skipped (limits.max_file_bytes).
+  std::string source = "import torch.distributed as dist\n";
+  source += "dist.init_process_group(backend=cfg[\"" + std::string(300000, 'k') + "\"])\n";  // 2
+  source += "dist.init_process_group(" + std::string(300000, ' ') + "**kw)\n";               // 3
+  source += "dist.init_process_group(**k" + std::string(300000, 'w') + ")\n";                // 4
+  source += "backend = \"" + std::string(300000, ' ') + "nccl\"\n";                          // 5
+  source += "dist.init_process_group(backend=backend)\n";                                    // 6
+  writeFile(repo / "dist.py", source);
+  writeFile(repo / "rank.py",
+            "import os\nimport torch\na" + std::string(300000, 'a') +
+                ", local_rank = 0, int(os.environ[\"LOCAL_RANK\"])\nos.environ[\"LOCAL_RANK\"" +
+                std::string(300000, ' ') + "] = \"0\"\ntorch.cuda.set_device(local_rank)\n");
+  writeFile(repo / "literal.py", "from typing import Literal\ndef f(b: Literal[" + std::string(300000, ' ') +
+                                     "\"nccl\"]): pass\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto script = findingsIn(doc, "run.sh");
+  EXPECT_TRUE(has(script, "DIST-011", 1)) << "the long variable is an NCCL setting";
+  EXPECT_FALSE(has(script, "DIST-011", 2)) << "echo after a long indentation prints, it sets nothing";
+  EXPECT_TRUE(has(script, "DIST-011", 3));
+  const auto python = findingsIn(doc, "dist.py");
+  for (int line : {2, 3, 4}) EXPECT_TRUE(has(python, "DIST-004", line)) << line;
+  EXPECT_FALSE(has(python, "DIST-004", 6)) << "the literal after the spaces is a backend name";
+  EXPECT_TRUE(has(findingsIn(doc, "rank.py"), "DIST-025", 3)) << "the read after the long target list";
+  EXPECT_TRUE(has(findingsIn(doc, "literal.py"), "DIST-001", 2)) << "\"nccl\" in a Literal after the spaces";
+}
+
+// The device check read assertion operands' names with std::regex.
+TEST(HostileSources, DeviceAssertionsReadLongNames) {
+  TempDir repo;
+  writeFile(repo / "test_device.py",
+            "import unittest\n\nclass T(unittest.TestCase):\n    def test(self):\n"
+            "        self.assertEqual(cfg." +
+                std::string(300000, 'x') + "_device, \"cuda\")\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_TRUE(has(findingsIn(doc, "test_device.py"), "DEV-052", 5)) << "a name ending in _device";
+}
+
+// custom_ops read a launch's `kernel[grid]`, a Triton config's keys, the autotune configs, the
+// callee of a plain module and a Dockerfile's install lines with std::regex (and built a regex from
+// a launched name): a word or run of spaces of 300,000 characters overflowed the stack.
+TEST(HostileSources, CustomOpsReadLongLaunchesConfigsAndInstallLines) {
+  TempDir repo;
+  std::string kernels = "import torch\nimport triton\nimport mymod\n";
+  kernels += "@triton.autotune(configs=[triton.Config({\"B" + std::string(300000, 'B') +
+             "\": 1})], key=[\"n\"])\n@triton.jit\ndef k(x):\n    pass\n";  // 4-7
+  kernels += "@triton.autotune(configs=[triton.Config({\"B\": b}) for" + std::string(300000, ' ') +
+             "b in (1, 2)], key=[\"n\"])\n@triton.jit\ndef k2(x):\n    pass\n";  // 8-11
+  kernels += "grid = (1,)\nk[" + std::string(300000, ' ') + "grid](x)\n";        // 12-13
+  kernels += "x" + std::string(300000, 'x') + "[grid](x)\n";                     // 14
+  kernels +=
+      "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+      "        return mymod." +
+      std::string(300000, 'a') + "_fwd(x)\n";  // 15-18
+  writeFile(repo / "kernels.py", kernels);
+  writeFile(repo / "setup.py", "from torch.utils.cpp_extension import (" + std::string(300000, ' ') +
+                                   "CUDAExtension)\nCUDAExtension(name=\"ext\", sources=[\"a.cu\"])\n");
+  writeFile(repo / "Dockerfile", "FROM nvidia/cuda:12.1.0-devel-ubuntu22.04\n" + std::string(300000, ' ') +
+                                     "RUN python setup.py install\nRUN pip install" +
+                                     std::string(300000, ' ') + "-e .\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto python = findingsIn(doc, "kernels.py");
+  EXPECT_TRUE(has(python, "OPS-022", 4)) << "the autotune with a config key of 300,000 characters";
+  EXPECT_TRUE(has(python, "OPS-022", 8)) << "the autotune whose configs are a comprehension";
+  EXPECT_TRUE(has(python, "OPS-023", 13)) << "the launch `k[<spaces>grid]`";
+  EXPECT_TRUE(has(python, "OPS-027", 15)) << "the Function calling a kernel-named function of a plain module";
+  EXPECT_TRUE(has(findingsIn(doc, "setup.py"), "OPS-031", 1));
+  const auto docker = findingsIn(doc, "Dockerfile");
+  EXPECT_TRUE(has(docker, "OPS-039", 2)) << "setup.py install after a long indentation";
+  EXPECT_TRUE(has(docker, "OPS-039", 3)) << "pip install of the project after a long run of spaces";
+}
+
+/// Whether `file` declares `package` (a dependency or a finding on it).
+bool declares(const nlohmann::json& doc, const std::string& file, const std::string& package) {
+  for (const char* list : {"findings", "dependencies"})
+    for (const auto& f : doc[list])
+      if (f["file"] == file && f["api"] == package) return true;
+  return false;
+}
+
+// The deps readers matched setup.py's variables, shell words, assignments and requirement options,
+// and its emit hook poetry versions and distribution names, with std::regex (a pattern built from a
+// variable's name, too): a name or word of 300,000 characters overflowed the stack.
+TEST(HostileSources, DependencyReadersReadLongNamesAndWords) {
+  TempDir repo;
+  const std::string name = "REQ" + std::string(300000, 'R');
+  writeFile(repo / "setup.py", "from setuptools import setup\n" + name +
+                                   " = [\"numpy\"]\nsetup(name=\"x\", install_requires=" + name + ")\n");
+  writeFile(repo / "install.sh", "pip" + std::string(300000, '3') + " install torch\n" +
+                                     std::string(300000, 'A') + "=1 pip install einops\nTOKEN='" +
+                                     std::string(300000, 't') + "'\n" + std::string(300000, ' ') +
+                                     "INDEX=https://example.org/simple\n" +
+                                     "pip install --index-url $INDEX safetensors\n");
+  writeFile(repo / "requirements.txt", "tqdm" + std::string(300000, ' ') + "--hash=sha256:0\n");
+  writeFile(repo / "pyproject.toml",
+            "[tool.poetry]\nname = \"demo\"\n\n[tool.poetry.dependencies]\nrich = \">=13." +
+                std::string(300000, '1') + "\"\na" + std::string(300000, '-') + "b = \"1.0\"\n");
+  TempDir out;
+  const auto r = test::run(quote(test::cli().string()) + " run " +
+                           quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
+                           quote(repo.path().string()) + " --output " + quote(out.path().string()) +
+                           " --set jobs=2 --set 'stages=[analyze, plan, emit]'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(test::readFile(out / "findings.json"));
+  EXPECT_TRUE(declares(doc, "setup.py", "numpy")) << "through the variable of 300,000 characters";
+  EXPECT_TRUE(declares(doc, "install.sh", "torch")) << "pip333…";
+  EXPECT_TRUE(declares(doc, "install.sh", "einops")) << "after an assignment of 300,000 characters";
+  EXPECT_TRUE(declares(doc, "install.sh", "safetensors"));
+  EXPECT_TRUE(declares(doc, "requirements.txt", "tqdm"));
+  // The emit hook writes the poetry constraint in pip's terms, and the long name as it is.
+  const std::string npu = test::readFile(out / "requirements-npu.txt");
+  EXPECT_NE(npu.find("rich>=13.111"), std::string::npos) << npu.substr(0, 2000);
+  EXPECT_NE(npu.find("a---"), std::string::npos);
+}
+
+// The plan stage read console-script declarations and launcher words with std::regex: a line of
+// setup.cfg or a word of a shell script of 300,000 characters overflowed the stack.
+TEST(HostileSources, EntryPointsReadLongDeclarationsAndWords) {
+  TempDir repo;
+  writeFile(repo / "pkg/__init__.py", "");
+  writeFile(repo / "pkg/cli.py", "def main():\n    pass\n");
+  writeFile(repo / "train.py", "print(1)\n");
+  const std::string tool = "tool" + std::string(300000, '-');
+  writeFile(repo / "setup.cfg",
+            "[options.entry_points]\nconsole_scripts =\n    " + tool + " = pkg.cli:main\n");
+  writeFile(repo / "run.sh", "python3." + std::string(300000, '1') + " train.py\n");
+  TempDir out;
+  const auto r = test::run(quote(test::cli().string()) + " run " +
+                           quote((test::sourceDir() / "pipelines" / "full.yaml").string()) + " -q --source " +
+                           quote(repo.path().string()) + " --output " + quote(out.path().string()) +
+                           " --set jobs=2 --set 'stages=[analyze, plan]'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto doc = nlohmann::json::parse(test::readFile(out / "findings.json"));
+  bool console = false, launch = false;
+  for (const auto& e : doc["plan"]["structure"]["entry_points"]) {
+    console = console || (e["kind"] == "console_script" && e["name"] == tool &&
+                          e["modules"] == nlohmann::json::array({"pkg/cli.py"}));
+    launch = launch || (e["kind"] == "launch_script" && e["launcher"] == "python" &&
+                        e["modules"] == nlohmann::json::array({"train.py"}));
+  }
+  EXPECT_TRUE(console) << "the console script with a name of 300,000 characters";
+  EXPECT_TRUE(launch) << "python3.111… is a Python launcher";
+}
+
+// A rule pattern with a lookahead (DIST-011) was confirmed with std::regex on every string that
+// passed its RE2 superset: a string of 300,000 characters overflowed the stack.
+TEST(HostileSources, RulePatternsWithALookaheadReadLongStrings) {
+  TempDir repo;
+  writeFile(repo / "env.py", "import os\nos.environ[\"NCCL_" + std::string(300000, 'A') +
+                                 "\"] = \"1\"\nx = \"" + std::string(300000, ' ') +
+                                 "NCCL_DEBUG\"\nos.environ[\"NCCL_IB_HCA\"] = \"mlx5\"\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  const auto found = findingsIn(doc, "env.py");
+  EXPECT_TRUE(has(found, "DIST-011", 2)) << "an NCCL setting of 300,000 characters";
+  EXPECT_FALSE(has(found, "DIST-011", 3)) << "NCCL_DEBUG is DIST-010's, after any number of spaces";
+  EXPECT_TRUE(has(found, "DIST-011", 4));
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(Pattern, LeadingCaseInsensitiveFlag) {
 
 TEST(Pattern, LookaheadsKeepTheirMeaning) {
   const Pattern not_false = compiled("^(?!False$)");
-  EXPECT_FALSE(not_false.linear());
+  EXPECT_TRUE(not_false.linear());
   EXPECT_TRUE(not_false.search("True"));
   EXPECT_TRUE(not_false.search("args.use_cuda"));
   EXPECT_FALSE(not_false.search("False"));
@@ -48,6 +48,29 @@ TEST(Pattern, LookaheadsKeepTheirMeaning) {
   EXPECT_TRUE(nested.search("ax"));
   EXPECT_FALSE(nested.search("ab"));
   EXPECT_FALSE(nested.search("a)"));
+}
+
+TEST(Pattern, LookaheadsRunOnRe2AndKeepTheirMeaningOnLongInput) {
+  // std::regex recursed once per character: a value of 300,000 characters overflowed the stack.
+  const Pattern nccl =
+      compiled(R"(^\s*(TORCH_)?NCCL_(?!DEBUG\b|SOCKET_IFNAME\b)[A-Z0-9_]+\s*$|\$\{?NCCL_(?!DEBUG\b)\w+)");
+  EXPECT_TRUE(nccl.linear());
+  EXPECT_TRUE(nccl.search("NCCL_" + std::string(300000, 'A')));
+  EXPECT_TRUE(nccl.search(std::string(300000, ' ') + "NCCL_IB_HCA"));
+  EXPECT_FALSE(nccl.search(std::string(300000, ' ') + "NCCL_DEBUG"));
+  EXPECT_TRUE(nccl.search("echo ${NCCL_DEBUG} ${NCCL_" + std::string(300000, 'B') + "}"));
+  std::string many;
+  for (int i = 0; i < 30000; ++i) many += " ${NCCL_DEBUG}";
+  EXPECT_FALSE(nccl.search(many));
+}
+
+TEST(Pattern, ALookaheadInsideAGroupStillKeepsItsMeaning) {
+  const Pattern grouped = compiled("(a(?!b))c|^x(?!y)(?!z)");
+  EXPECT_FALSE(grouped.linear()) << "std::regex decides";
+  EXPECT_TRUE(grouped.search("xac"));
+  EXPECT_FALSE(grouped.search("abc"));
+  EXPECT_TRUE(grouped.search("xa"));
+  EXPECT_FALSE(grouped.search("xz"));
 }
 
 TEST(Pattern, AnInvalidExpressionIsAnErrorSayingWhy) {

@@ -27,9 +27,11 @@ std::string moduleDocstring(const sdk::Module& m) {
 }
 
 /// RE2, not std::regex: any string literal of any file gets here, and std::regex recursed once per
-/// character (a literal of 300,000 characters with '=' and ':' overflowed the stack).
+/// character (a literal of 300,000 characters with '=' and ':' overflowed the stack). [[:space:]] is
+/// ECMAScript's \s (RE2's leaves out \v).
 bool isConsoleScript(const std::string& s) {
-  static const RE2 shape(R"(\s*[A-Za-z0-9_.\-]+\s*=\s*[A-Za-z_][\w.]*\s*(?::\s*[A-Za-z_][\w.]*)?\s*)");
+  static const RE2 shape(
+      R"([[:space:]]*[A-Za-z0-9_.\-]+[[:space:]]*=[[:space:]]*[A-Za-z_][\w.]*[[:space:]]*(?::[[:space:]]*[A-Za-z_][\w.]*)?[[:space:]]*)");
   return s.find('=') != std::string::npos && s.find(':') != std::string::npos && RE2::FullMatch(s, shape);
 }
 

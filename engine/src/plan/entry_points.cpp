@@ -1,7 +1,8 @@
 #include "plan/entry_points.hpp"
 
+#include <re2/re2.h>
+
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -66,13 +67,15 @@ class ModuleLookup {
   const std::vector<ModuleSummary>& modules_;
 };
 
-/// "name = pkg.mod:func" → {name, pkg.mod}.
+/// "name = pkg.mod:func" → {name, pkg.mod}. RE2 (bytes; [[:space:]] is ECMAScript's \s): a line of
+/// setup.cfg or pyproject.toml of megabytes cannot overflow the stack as std::regex did.
 std::optional<std::pair<std::string, std::string>> consoleScript(const std::string& text) {
-  static const std::regex shape(
-      R"(^\s*([A-Za-z0-9_.\-]+)\s*=\s*["']?\s*([A-Za-z_][\w.]*)\s*(:\s*[A-Za-z_][\w.]*)?\s*["']?\s*,?\s*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, shape)) return std::nullopt;
-  return std::make_pair(m[1].str(), m[2].str());
+  static const RE2 shape(
+      R"([[:space:]]*([A-Za-z0-9_.\-]+)[[:space:]]*=[[:space:]]*["']?[[:space:]]*([A-Za-z_][\w.]*)[[:space:]]*(?::[[:space:]]*[A-Za-z_][\w.]*)?[[:space:]]*["']?[[:space:]]*,?[[:space:]]*)",
+      RE2::Latin1);
+  std::string name, module;
+  if (!RE2::FullMatch(text, shape, &name, &module)) return std::nullopt;
+  return std::make_pair(name, module);
 }
 
 /// Console-script lines of setup.cfg's [options.entry_points] console_scripts and
@@ -156,9 +159,14 @@ std::vector<std::string> shellWords(const std::string& line) {
   return words;
 }
 
+/// python, python2, python3, python3.11 (the regex `python[23](\.\d+)?`, as a loop).
 bool isPython(const std::string& base) {
-  static const std::regex versioned(R"(python[23](\.\d+)?)");
-  return base == "python" || base == "python3" || std::regex_match(base, versioned);
+  if (base == "python") return true;
+  if (base.size() < 7 || base.compare(0, 6, "python") != 0 || (base[6] != '2' && base[6] != '3'))
+    return false;
+  if (base.size() == 7) return true;
+  return base[7] == '.' && base.size() > 8 &&
+         std::all_of(base.begin() + 8, base.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 }  // namespace

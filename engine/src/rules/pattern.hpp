@@ -2,8 +2,11 @@
 /// The regular expressions of rule files (docs/writing-rules.md): search semantics, `(?i)` at the
 /// start for case-insensitive. They run on RE2 (linear time, no backtracking blow-up on hostile
 /// input, several times faster than std::regex on the per-string path). A pattern RE2 cannot run
-/// (lookahead) keeps ECMAScript meaning: RE2 runs it without its lookaheads, a superset, and only
-/// a string that passes is checked with std::regex.
+/// (lookahead) keeps ECMAScript meaning: RE2 runs it without its lookaheads, a superset, and a
+/// string that passes is checked alternative by alternative, again on RE2: at each position, the
+/// part before the lookahead ends there, the lookahead does (not) match there and the rest starts
+/// there. Only shapes that check cannot take (a lookahead inside a group or repeated, two in one
+/// alternative, a backreference) are checked with std::regex, which recurses once per character.
 
 #include <memory>
 #include <string>
@@ -22,7 +25,7 @@ class Pattern {
   bool search(std::string_view s) const;
   /// The expression as written in the rule file.
   const std::string& text() const { return text_; }
-  /// True when it runs on RE2 alone (no ECMAScript confirmation).
+  /// True when it runs on RE2 alone (no std::regex).
   bool linear() const;
 
  private:
