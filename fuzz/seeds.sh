@@ -25,7 +25,8 @@ named() {
 seeds() {
 case "$target" in
   python_facts) named '*.py' ;;
-  rule_file) find plugins/*/rules tests/plugins/rules bench/peers -name '*.yaml' -type f | sort ;;
+  rule_file) find plugins/*/rules tests/plugins/rules bench/peers examples/rule_pack/rules -name '*.yaml' -type f | sort ;;
+  rule_pack) { find examples -name pack.yaml -type f; find examples/rule_pack plugins -maxdepth 2 -name README.md -type f; } | sort ;;
   pipeline) find pipelines tests/plan_fixtures -name '*.yaml' -type f | sort ;;
   fleet_manifest) named 'fleet*.yaml' ;;
   fleet_repos_csv) named '*.csv' ;;
