@@ -57,6 +57,21 @@ TEST(RuleLoader, ErrorsNamePositionAndExpectation) {
   EXPECT_NE(format.error().message.find("this engine reads format 1"), std::string::npos);
 }
 
+TEST(RuleLoader, APatternOnlyStdRegexCouldCheckIsRefused) {
+  // std::regex would check these, recursing once per character of a string from the repository.
+  for (const char* regex : {"'^(a(?!b))+$'", "'(cuda)\\1'", "'^x(?!a)y(?!b)'"}) {
+    auto refused =
+        loadRules(rule(std::string("      string:\n        regex: ") + regex + "\n"), "f", "device");
+    ASSERT_FALSE(refused.ok()) << regex;
+    EXPECT_NE(refused.error().message.find("cannot be checked in linear time"), std::string::npos)
+        << refused.error().message;
+  }
+  // One lookahead per alternative, outside groups, runs on RE2 and loads.
+  EXPECT_TRUE(
+      loadRules(rule("      string:\n        regex: '^NCCL_(?!DEBUG)[A-Z]+$|^x(?=y)'\n"), "f", "device")
+          .ok());
+}
+
 TEST(RuleLoader, DuplicateIdsAreRefused) {
   std::string text = rule("      api: [a.b]\n");
   text += text.substr(std::string(kHeader).size());

@@ -64,9 +64,11 @@ std::string dependenciesCsv(const MigrationModel& m) {
 }  // namespace
 
 Status writeCsvTables(const MigrationModel& model, const std::filesystem::path& out) {
-  for (const auto& [name, text] :
-       {std::pair{"findings.csv", findingsCsv(model)}, std::pair{"dependencies.csv", dependenciesCsv(model)}})
-    if (auto st = writeFileAtomically(out / name, [&](std::ostream& o) { o << text; }); !st) return st;
+  for (const auto& table : {std::pair{"findings.csv", findingsCsv(model)},
+                            std::pair{"dependencies.csv", dependenciesCsv(model)}}) {
+    const std::string& text = table.second;  // clang 14 cannot capture a structured binding
+    if (auto st = writeFileAtomically(out / table.first, [&](std::ostream& o) { o << text; }); !st) return st;
+  }
   return Ok{};
 }
 
