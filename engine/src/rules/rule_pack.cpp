@@ -22,15 +22,6 @@ using yaml::Reader;
 const std::vector<std::string> kPackKeys{"format",           "name",        "version",  "prefix",
                                          "migrate_pipeline", "description", "homepage", "domains"};
 
-bool readText(const fs::path& file, std::string& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 bool validName(const std::string& s) {
   if (s.empty() || s.size() > 64 || !std::isalnum(static_cast<unsigned char>(s.front()))) return false;
   return std::all_of(s.begin(), s.end(),
@@ -370,6 +361,15 @@ PackLoad loadRulePacks(const std::vector<fs::path>& dirs, const KnownRules& know
     if (!clash) out.packs.push_back(std::move(*pack));
   }
   return out;
+}
+
+bool readText(const fs::path& file, std::string& out) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
 }
 
 }  // namespace migrate::rules

@@ -69,6 +69,10 @@ Result<bool> versionInRange(std::string_view range, std::string_view version);
 /// #s; `### ACME-001 — title`), with the text up to the next heading of the same or a higher level.
 std::map<std::string, std::string> readmeEntries(std::string_view markdown);
 
+/// The bytes of `file` (a pack's or a plugin's rule file, pack.yaml, README.md); false when it cannot be
+/// read.
+bool readText(const std::filesystem::path& file, std::string& out);
+
 /// True when `dir` holds a pack.yaml.
 bool isRulePack(const std::filesystem::path& dir);
 

@@ -22,15 +22,6 @@ namespace migrate {
 namespace fs = std::filesystem;
 namespace {
 
-bool readText(const fs::path& file, std::string& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return true;
-}
-
 /// The plugins of the sources' directory; the error printed and nullopt when it cannot be read.
 std::optional<PluginCatalog> catalogOf(const RuleSources& sources) {
   const fs::path dir = sources.plugin_dir.empty() ? defaultPluginDir() : sources.plugin_dir;
@@ -113,7 +104,7 @@ std::string docEntry(const LoadedPlugin& p, const std::string& id) {
   fs::path readme = p.file;
   readme.replace_extension(".md");
   std::string text;
-  if (!readText(readme, text)) return "";
+  if (!rules::readText(readme, text)) return "";
   const auto entries = rules::readmeEntries(text);
   auto it = entries.find(id);
   return it == entries.end() ? "" : it->second;
@@ -195,7 +186,7 @@ void testPluginRules(const fs::path& dir, const PluginCatalog& catalog, DirResul
   std::map<std::string, std::string> ids;  // id → where
   for (const fs::path& f : files) {
     std::string text;
-    if (!readText(f, text)) {
+    if (!rules::readText(f, text)) {
       result.problems.push_back(f.string() + ": cannot be read");
       continue;
     }
