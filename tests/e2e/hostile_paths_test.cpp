@@ -157,6 +157,8 @@ TEST_F(HostilePaths, TheCsvTablesNameEveryFileExactly) {
   const std::set<std::string> changed = csvColumn(out() / "change_list.csv", "file");
   for (const std::string& f : kPythonFiles) EXPECT_TRUE(changed.count(f)) << f;
   EXPECT_EQ(csvColumn(out() / "dependencies.csv", "name"), std::set<std::string>{"torch"});
+  EXPECT_EQ(csvColumn(out() / "unsupported_apis.csv", "file"), std::set<std::string>{})
+      << "every API these files use has an NPU counterpart";
 }
 
 TEST_F(HostilePaths, TheScriptsPassShellcheckAndThePatchRecreatesTheAdaptedTree) {

@@ -59,7 +59,7 @@ rules:
           acme.npu.launch(1)  # acme.gpu.launch in a comment is no use
 )";
 
-/// ACME-002 is in the domain the pack declares.
+/// ACME-002 is in the domain the pack declares; its API has no NPU counterpart.
 const char* kRuntimeRules = R"(format: 1
 domain: acme_runtime
 rules:
@@ -72,6 +72,7 @@ rules:
     confidence: medium
     difficulty: medium
     effort_days: 0.5
+    no_npu_counterpart: true
     tests:
       invalid: ["import acme_profiler\n"]
       valid: ["import acme\n"]
@@ -195,6 +196,11 @@ TEST_F(RulePacks, FindingsOfBothDomainsInFindingsJson) {
     declared_by.insert(r["id"].get<std::string>() + "@" + r["plugin"].get<std::string>());
   EXPECT_TRUE(declared_by.count("ACME-001@acme"));
   EXPECT_TRUE(declared_by.count("ACME-002@acme"));
+  std::map<std::string, bool> no_counterpart;
+  for (const auto& r : doc["rules"]) no_counterpart[r["id"]] = r["no_npu_counterpart"];
+  EXPECT_EQ(no_counterpart["ACME-002"], true) << "a pack's rule says it as a plugin's does";
+  EXPECT_EQ(no_counterpart["ACME-001"], false);
+  EXPECT_EQ(no_counterpart["DEV-001"], false);
   ASSERT_EQ(doc["domains"].size(), 1u);
   EXPECT_EQ(doc["domains"][0],
             (json{{"name", "acme_runtime"}, {"title", "ACME Runtime Issues"}, {"pack", "acme"}}));
@@ -228,6 +234,11 @@ TEST_F(RulePacks, FindingsInSarifAndCsv) {
   EXPECT_NE(csv.find("ACME-001"), std::string::npos) << csv;
   EXPECT_NE(csv.find("acme_runtime"), std::string::npos) << csv;
   EXPECT_NE(readFile(out() / "change_list.csv").find("ACME-001"), std::string::npos);
+  // ACME-002's API has no NPU counterpart: its place is the one row of unsupported_apis.csv.
+  EXPECT_EQ(readFile(out() / "unsupported_apis.csv"),
+            "api,written,rule_id,domain,severity,file,line,column,message,npu_alternative\r\n"
+            "acme_profiler,acme_profiler,ACME-002,acme_runtime,warning,train.py,2,1,"
+            "acme_profiler is the CUDA-only ACME profiler,torch_npu.profiler\r\n");
 }
 
 TEST_F(RulePacks, TheFixIsAppliedInTheAdaptedSourcesAndThePatch) {
@@ -413,7 +424,7 @@ TEST_F(RulePacks, RulesTestReportsEveryBrokenSnippetOfEveryPack) {
   EXPECT_NE(r.output.find("        2 | acme.gpu.launch(1)"), std::string::npos) << "the snippet, numbered";
   EXPECT_NE(
       r.output.find("FAIL OTH-002 " + lines.string() +
-                    "/rules/runtime.yaml:15 (invalid snippet): expected findings of OTH-002 on lines [3], "
+                    "/rules/runtime.yaml:16 (invalid snippet): expected findings of OTH-002 on lines [3], "
                     "found on lines [1]"),
       std::string::npos)
       << r.output;
@@ -454,11 +465,12 @@ TEST_F(RulePacks, RulesListAndShow) {
   EXPECT_EQ(rules[0]["name"], "acme");
   EXPECT_EQ(rules[0]["match"], "import");
   EXPECT_EQ(rules[0]["npu_alternative"], "torch_npu.profiler");
+  EXPECT_EQ(rules[0]["no_npu_counterpart"], true);
   auto show = run(cli() + " rules show ACME-001 --rule-pack " + quote(pack().string()));
   ASSERT_EQ(show.exit_code, 0) << show.output;
   for (const char* part : {"ACME-001  acme.gpu.launch runs on CUDA only", "from:            pack acme",
                            "message:         {api} launches on CUDA only; use {npu}",
-                           "NPU alternative: {npu}", "fix:             replace_api",
+                           "NPU alternative: {npu}", "NPU counterpart: -", "fix:             replace_api",
                            "    Replace it with acme.npu.launch, which takes the same arguments.",
                            "  invalid snippets:", "    acme.gpu.launch(1)", "  valid snippets:"})
     EXPECT_NE(show.output.find(part), std::string::npos) << part << "\n" << show.output;

@@ -80,6 +80,23 @@ TEST(RuleLoader, DuplicateIdsAreRefused) {
   EXPECT_NE(dup.error().message.find("duplicate rule id T-1"), std::string::npos);
 }
 
+TEST(RuleLoader, NoNpuCounterpartIsAFlagOfTheRule) {
+  auto plain = loadRules(rule("      api: [a.b]\n"), "f", "device");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_FALSE(plain.value()[0].no_npu_counterpart) << "by default an API has a counterpart";
+  for (const char* yes : {"true", "yes"}) {
+    auto flagged = loadRules(rule("      api: [a.b]\n", std::string("    no_npu_counterpart: ") + yes + "\n"),
+                             "f", "device");
+    ASSERT_TRUE(flagged.ok()) << flagged.error().message;
+    EXPECT_TRUE(flagged.value()[0].no_npu_counterpart) << yes;
+  }
+  auto word =
+      loadRules(rule("      api: [a.b]\n", "    no_npu_counterpart: always\n"), "p:rules/x.yaml", "device");
+  ASSERT_FALSE(word.ok());
+  EXPECT_NE(word.error().message.find("p:rules/x.yaml:12:25: "), std::string::npos) << word.error().message;
+  EXPECT_NE(word.error().message.find("no_npu_counterpart"), std::string::npos) << word.error().message;
+}
+
 TEST(RuleSet, ExactBeatsPrefixAndPlaceholdersExpand) {
   auto rules =
       loadRules(std::string(kHeader) +

@@ -1,6 +1,7 @@
 #include "outputs/csv_tables.hpp"
 
 #include <cstdio>
+#include <set>
 
 #include "csv/csv_writer.hpp"
 #include "outputs/json_output.hpp"
@@ -61,11 +62,30 @@ std::string dependenciesCsv(const MigrationModel& m) {
   return csv.take();
 }
 
+/// The findings of the rules whose API has no NPU counterpart (RuleRecord::no_npu_counterpart),
+/// one row per API and place, in findings.json's order.
+std::string unsupportedApisCsv(const MigrationModel& m) {
+  std::set<std::string> unsupported;
+  for (const RuleRecord& r : m.rules)
+    if (r.no_npu_counterpart) unsupported.insert(r.info.id);
+  CsvWriter csv;
+  csv.row("api", "written", "rule_id", "domain", "severity", "file", "line", "column", "message",
+          "npu_alternative");
+  for (const sdk::Finding& f : m.findings) {
+    if (!unsupported.count(f.rule_id)) continue;
+    csv.row(f.resolved_api.empty() ? f.api : f.resolved_api, f.api, f.rule_id, f.domain,
+            sdk::toString(f.severity), f.file, std::int64_t{f.range.line}, std::int64_t{f.range.column},
+            f.message, f.npu_alternative);
+  }
+  return csv.take();
+}
+
 }  // namespace
 
 Status writeCsvTables(const MigrationModel& model, const std::filesystem::path& out) {
-  for (const auto& table : {std::pair{"findings.csv", findingsCsv(model)},
-                            std::pair{"dependencies.csv", dependenciesCsv(model)}}) {
+  for (const auto& table :
+       {std::pair{"findings.csv", findingsCsv(model)}, std::pair{"dependencies.csv", dependenciesCsv(model)},
+        std::pair{"unsupported_apis.csv", unsupportedApisCsv(model)}}) {
     const std::string& text = table.second;  // clang 14 cannot capture a structured binding
     if (auto st = writeFileAtomically(out / table.first, [&](std::ostream& o) { o << text; }); !st) return st;
   }

@@ -3,6 +3,8 @@
 /// row; docs/findings.md#csv-tables), written beside findings.json whenever it is:
 ///   findings.csv      one row per finding
 ///   dependencies.csv  the dependency matrix: every finding or row with a `verdict` detail
+///   unsupported_apis.csv  the APIs with no NPU counterpart and where they are used: the findings
+///                     of the rules that say `no_npu_counterpart: true`
 /// The emit stage writes change_list.csv (every change it made) itself.
 
 #include <filesystem>

@@ -113,7 +113,8 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
                         {"severity", sdk::toString(i.severity)},
                         {"confidence", sdk::toString(i.confidence)},
                         {"difficulty", sdk::toString(i.difficulty)},
-                        {"effort_days", i.effort_days}};
+                        {"effort_days", i.effort_days},
+                        {"no_npu_counterpart", r->no_npu_counterpart}};
   });
   if (!m.domains.empty()) {  // only with rule packs that declare domains
     out << ",\n";

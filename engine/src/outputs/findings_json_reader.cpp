@@ -74,6 +74,8 @@ RuleRecord readRule(const Field& f) {
   r.info.confidence = level(f["confidence"]);
   r.info.difficulty = level(f["difficulty"]);
   r.info.effort_days = f["effort_days"].number();
+  // `no_npu_counterpart` came without a schema bump: rules written before it have none.
+  r.no_npu_counterpart = f.has("no_npu_counterpart") && f["no_npu_counterpart"].boolean();
   return r;
 }
 

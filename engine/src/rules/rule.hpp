@@ -58,6 +58,10 @@ struct Rule {
   sdk::Level confidence = sdk::Level::Medium;
   sdk::Level difficulty = sdk::Level::Medium;
   double effort_days = 0.0;
+  /// The API this rule matches has no NPU counterpart: the code must be rewritten or removed,
+  /// not renamed (rule key `no_npu_counterpart`). Its findings are the rows of
+  /// unsupported_apis.csv.
+  bool no_npu_counterpart = false;
 
   Kind kind = Kind::Api;
   // api

@@ -11,7 +11,7 @@ using yaml::Reader;
 
 const std::vector<std::string> kRuleKeys{
     "id",         "title",      "severity",    "message", "match", "npu_alternative",
-    "confidence", "difficulty", "effort_days", "fix",     "tests"};
+    "confidence", "difficulty", "effort_days", "fix",     "tests", "no_npu_counterpart"};
 const std::vector<std::string> kLevels{"low", "medium", "high"};
 
 sdk::Level level(const Reader& r, const YAML::Node& n, const std::string& what) {
@@ -269,6 +269,8 @@ Rule readRule(const Reader& r, const YAML::Node& n, const std::string& domain) {
   rule.difficulty = level(r, n["difficulty"], "difficulty");
   rule.effort_days = r.number(n["effort_days"], "effort_days");
   if (rule.effort_days < 0) r.fail(n["effort_days"], "effort_days must not be negative");
+  if (n["no_npu_counterpart"])
+    rule.no_npu_counterpart = r.boolean(n["no_npu_counterpart"], "no_npu_counterpart");
   readMatch(r, n["match"], rule);
   if (n["fix"]) readFix(r, n["fix"], rule);
   if (const YAML::Node t = n["tests"]) {

@@ -362,6 +362,7 @@ int rulesList(const RuleSources& sources, const std::string& domain, const std::
                      {"message", r.message},
                      {"npu_alternative", r.npu_alternative},
                      {"fix", fixName(r)},
+                     {"no_npu_counterpart", r.no_npu_counterpart},
                      {"source", r.source}});
     }
     std::cout << out.dump(2) << "\n";
@@ -407,6 +408,10 @@ int rulesShow(const std::string& id, const RuleSources& sources) {
             << r.effort_days << " person-days per place\n"
             << "  message:         " << r.message << "\n"
             << "  NPU alternative: " << (r.npu_alternative.empty() ? "(none)" : r.npu_alternative) << "\n"
+            << "  NPU counterpart: "
+            << (r.no_npu_counterpart ? "none: rewrite or remove the code (listed in unsupported_apis.csv)"
+                                     : "-")
+            << "\n"
             << "  fix:             " << fixName(r) << "\n";
   const std::string doc = docEntry(*found->from, r.id);
   std::cout << "  doc:\n" << (doc.empty() ? "    (no doc entry)\n" : indented(doc, "    "));

@@ -266,7 +266,8 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     active.push_back({loaded});
     model.plugins.push_back({loaded->info.name, loaded->info.version, loaded->info.domain,
                              loaded->rules->rules().size(), loaded->file.string()});
-    for (const rules::Rule& r : loaded->rules->rules()) model.rules.push_back({loaded->info.name, r.info()});
+    for (const rules::Rule& r : loaded->rules->rules())
+      model.rules.push_back({loaded->info.name, r.info(), r.no_npu_counterpart});
   }
   // Rule packs: every problem of every pack is reported, and the run stops before analysing.
   std::vector<LoadedPlugin> packs;
@@ -290,7 +291,8 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       active.push_back({&loaded});
       model.plugins.push_back(
           {pack.name, pack.version, loaded.info.domain, pack.rules.size(), pack.dir.string()});
-      for (const rules::Rule& r : pack.rules) model.rules.push_back({pack.name, r.info()});
+      for (const rules::Rule& r : pack.rules)
+        model.rules.push_back({pack.name, r.info(), r.no_npu_counterpart});
       for (const rules::PackDomain& d : pack.domains) model.domains.push_back({d.name, d.title, pack.name});
       log->info("rule pack {} {} ({}): {} rules, domain {}", pack.name, pack.version, pack.dir.string(),
                 pack.rules.size(), loaded.info.domain);

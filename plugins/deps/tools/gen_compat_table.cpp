@@ -5,7 +5,8 @@
 // Reads the verdict table, checks it (known keys, verdicts, PEP 503-normalised and unique names,
 // imports paired with a rule), checks that the rule files' `import` rules agree with it (every
 // module a rule matches belongs to a package whose import_rule is that rule, and the other way
-// round; the rule's severity and message carry the package's verdict), and writes the C++ table.
+// round; the rule's severity and message carry the package's verdict, and it says
+// `no_npu_counterpart: true` exactly when the verdict is 'unsupported'), and writes the C++ table.
 // Any error fails the build with file:line:column.
 
 #include <yaml-cpp/yaml.h>
@@ -231,6 +232,7 @@ int main(int argc, char** argv) {
         const std::string id = scalar(rule_file, rule["id"], "id");
         const std::string severity = rule["severity"] ? rule["severity"].Scalar() : "warning";
         const std::string message = rule["message"] ? rule["message"].Scalar() : "";
+        const bool no_counterpart = rule["no_npu_counterpart"] && rule["no_npu_counterpart"].as<bool>(false);
         std::set<std::string> listed;
         for (const auto& m : list(rule_file, match["import"], "import")) {
           listed.insert(m);
@@ -247,6 +249,12 @@ int main(int argc, char** argv) {
             fail(rule_file, rule,
                  id + " has severity " + severity + " but " + it->package + " is '" + it->verdict +
                      "' (severity " + severityOf(it->verdict) + ")");
+          if ((it->verdict == "unsupported") != no_counterpart)
+            fail(rule_file, rule,
+                 id + (no_counterpart ? " says no_npu_counterpart: true, but " + it->package + " is '" +
+                                            it->verdict + "' (it has a replacement)"
+                                      : " must say no_npu_counterpart: true: " + it->package +
+                                            " is 'unsupported' (no NPU counterpart)"));
           if (message.find(it->verdict) == std::string::npos)
             fail(rule_file, rule["message"],
                  id + "'s message must state the verdict of " + it->package + ": '" + it->verdict + "'");

@@ -39,6 +39,9 @@ struct DomainRecord {
 struct RuleRecord {
   std::string plugin;
   sdk::RuleInfo info;
+  /// The rule's API has no NPU counterpart (rule key `no_npu_counterpart`): its findings are
+  /// unsupported_apis.csv's rows. Kept here, not in sdk::RuleInfo, so that the plugin ABI stays.
+  bool no_npu_counterpart = false;
 };
 
 struct InventoryStats {
