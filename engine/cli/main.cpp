@@ -168,6 +168,9 @@ int main(int argc, char** argv) {
       app.add_subcommand("plugins", "List the plugins found and the rule packs given, without analysing");
   plugins->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
   plugins->add_option("--rule-pack", pack_dirs, "A rule pack directory to list (repeatable)");
+  std::string plugins_pipeline;
+  plugins->add_option("--pipeline", plugins_pipeline,
+                      "Also list this pipeline's rule_packs (and use its plugin_dir unless --plugin-dir)");
 
   auto* rules_cmd = app.add_subcommand("rules", "Rules of the plugins and rule packs: test, list, show");
   rules_cmd->require_subcommand(1);
@@ -295,6 +298,15 @@ int main(int argc, char** argv) {
   if (*fleet_merge) {
     std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());
     return fleetMerge(fleet_dir, shards, merge_manifest, merge_night);
+  }
+  if (!plugins_pipeline.empty()) {
+    auto spec = loadPipeline(plugins_pipeline, {});
+    if (!spec) {
+      std::cerr << "error: " << spec.error().message << "\n";
+      return kExitUsage;
+    }
+    if (plugin_dir.empty()) plugin_dir = spec->plugin_dir;
+    pack_dirs.insert(pack_dirs.begin(), spec->rule_packs.begin(), spec->rule_packs.end());
   }
   RuleSources rule_sources{plugin_dir, std::vector<fs::path>(pack_dirs.begin(), pack_dirs.end())};
   if (*plugins) return listPlugins(rule_sources);

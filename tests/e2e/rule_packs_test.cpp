@@ -310,6 +310,20 @@ TEST_F(RulePacks, LoadedFromTheCommandLineAndListedByPlugins) {
             std::string::npos)
       << listed.output;
   EXPECT_NE(listed.output.find("declares domain acme_runtime: ACME Runtime Issues"), std::string::npos);
+  // The pipeline's rule_packs first, as a run loads them, then --rule-pack.
+  auto with_pipeline = run(cli() + " plugins --pipeline " + quote((dir_->path() / "pipeline.yaml").string()) +
+                           " --rule-pack " + quote((other / "acme2").string()));
+  ASSERT_EQ(with_pipeline.exit_code, 0) << with_pipeline.output;
+  EXPECT_NE(with_pipeline.output.find("rule packs:\n  acme 1.2.0  domain=acme_runtime, device  rules=2  " +
+                                      pack().lexically_normal().string()),
+            std::string::npos)
+      << with_pipeline.output;
+  EXPECT_NE(with_pipeline.output.find("\n  acme2 1.2.0  domain=acmx_runtime, device  rules=2"),
+            std::string::npos)
+      << with_pipeline.output;
+  auto bad_pipeline = run(cli() + " plugins --pipeline " + quote((other / "missing.yaml").string()));
+  EXPECT_EQ(bad_pipeline.exit_code, 2) << bad_pipeline.output;
+  EXPECT_NE(bad_pipeline.output.find("missing.yaml"), std::string::npos) << bad_pipeline.output;
 }
 
 /// A bad pack stops the run before analysis, exit 4, with where and what to do.
@@ -355,7 +369,8 @@ TEST_F(RulePacks, MalformedPacksStopTheRunBeforeAnalysis) {
 
 TEST_F(RulePacks, ClashingIdsNameBothPlacesAndEveryProblemIsReported) {
   TempDir out;
-  // A pack whose prefix is a plugin's: DEV-001 clashes with the device plugin's rule.
+  // A pack whose prefix is a plugin's: the prefix is refused, and DEV-001 clashes with the device
+  // plugin's rule.
   const fs::path dev = brokenPack("dev", "pack.yaml", replaced(kPackYaml, "prefix: ACME", "prefix: DEV"));
   writeFile(dev / "rules" / "device.yaml", replaced(kDeviceRules, "ACME-001", "DEV-001"));
   writeFile(dev / "rules" / "runtime.yaml", replaced(kRuntimeRules, "ACME-002", "DEV-900"));
@@ -363,6 +378,10 @@ TEST_F(RulePacks, ClashingIdsNameBothPlacesAndEveryProblemIsReported) {
   const fs::path twin = brokenPack("twin", "pack.yaml", replaced(kPackYaml, "name: acme", "name: twin"));
   auto r = runWith({dev, twin}, out.path());
   expectRefused(r, out.path(), "rules/device.yaml:4:5: rule id DEV-001 is also defined at device:rules/");
+  EXPECT_NE(r.output.find(dev.string() +
+                          "/pack.yaml:4:9: prefix DEV is also the prefix of the built-in rules (DEV-"),
+            std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find(twin.string() + "/rules/device.yaml:4:5: rule id ACME-001 is also defined at " +
                           pack().string() + "/rules/device.yaml:4:5"),
             std::string::npos)

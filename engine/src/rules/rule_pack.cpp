@@ -323,9 +323,13 @@ PackLoad loadRulePacks(const std::vector<fs::path>& dirs, const KnownRules& know
   PackLoad out;
   std::set<fs::path> seen;
   std::map<std::string, std::string> ids = known.ids;  // id → where
-  std::map<std::string, std::string> prefixes;         // prefix → where
   std::map<std::string, std::string> domains;          // declared domain → where
   std::map<std::string, std::string> names;            // pack name → where
+  // prefix → whose it is; the built-in rules' prefixes (DEV, DIST, ...) are taken too.
+  std::map<std::string, std::string> prefixes;
+  for (const auto& [id, where] : known.ids)
+    if (const std::size_t dash = id.rfind('-'); dash != std::string::npos && dash > 0)
+      prefixes.emplace(id.substr(0, dash), "the built-in rules (" + id + " at " + where + ")");
   for (const fs::path& given : dirs) {
     std::error_code ec;
     fs::path dir = fs::weakly_canonical(fs::absolute(given), ec);
@@ -340,10 +344,9 @@ PackLoad loadRulePacks(const std::vector<fs::path>& dirs, const KnownRules& know
                            "; load one of them, or rename one");
       clash = true;
     }
-    if (auto [it, fresh] = prefixes.emplace(pack->prefix, pack->prefix_where); !fresh) {
-      out.errors.push_back(pack->prefix_where + ": prefix " + pack->prefix +
-                           " is also the prefix of the pack at " + it->second +
-                           "; give each pack its own prefix");
+    if (auto [it, fresh] = prefixes.emplace(pack->prefix, "the pack at " + pack->prefix_where); !fresh) {
+      out.errors.push_back(pack->prefix_where + ": prefix " + pack->prefix + " is also the prefix of " +
+                           it->second + "; give each pack its own prefix");
       clash = true;
     }
     for (const PackDomain& d : pack->domains)
