@@ -220,7 +220,8 @@ void planNpuOpsRewrites(const Module& module, std::vector<RewriteCandidate>& can
     changed = false;
     for (auto& [name, b] : bindings) {
       if (b.blocked.empty()) continue;
-      for (auto& [other_name, other] : bindings) {
+      for (auto& entry : bindings) {
+        Binding& other = entry.second;  // clang 14 cannot capture a structured binding
         if (!other.blocked.empty()) continue;
         const bool shares = std::any_of(b.imports.begin(), b.imports.end(), [&](const ImportFact* imp) {
           return std::any_of(other.imports.begin(), other.imports.end(), [&](const ImportFact* o) {

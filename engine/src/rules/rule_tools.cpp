@@ -307,11 +307,13 @@ int rulesTest(const std::vector<fs::path>& dirs, const RuleSources& sources) {
         if (!pack.docs.count(r.id))
           result.problems.push_back((pack.dir / "README.md").string() + ": no entry for rule " + r.id +
                                     "; add a heading `### " + r.id + " — " + r.title + "` with its text");
-      for (const auto& [id, text] : pack.docs)
+      for (const auto& entry : pack.docs) {
+        const std::string& id = entry.first;  // clang 14 cannot capture a structured binding
         if (std::none_of(pack.rules.begin(), pack.rules.end(),
                          [&](const rules::Rule& r) { return r.id == id; }))
           result.problems.push_back((pack.dir / "README.md").string() + ": an entry for " + id +
                                     ", which no rule of the pack has; remove it or fix the id");
+      }
     }
   }
   std::size_t rules_total = 0, snippets = 0, failures = 0, problems = 0;
