@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <regex>
 #include <vector>
 
 namespace migrate::rules {
@@ -30,9 +29,8 @@ struct Branch {
 }  // namespace
 
 struct Pattern::Compiled {
-  std::unique_ptr<RE2> fast;          ///< the expression, or a superset of it (see branches, confirm)
-  std::vector<Branch> branches;       ///< when set: the expression with its lookaheads decides
-  std::optional<std::regex> confirm;  ///< when set: the ECMAScript expression decides
+  std::unique_ptr<RE2> fast;     ///< the expression, or a superset of it (see branches)
+  std::vector<Branch> branches;  ///< when set: the expression with its lookaheads decides
 };
 
 namespace {
@@ -80,19 +78,14 @@ std::string withoutLookaheads(const std::string& text) {
   return out;
 }
 
-std::optional<std::regex> ecmaScript(const std::string& text, std::string& error) {
-  std::string body = text;
-  auto flags = std::regex::ECMAScript | std::regex::optimize;
-  if (body.rfind("(?i)", 0) == 0) {
-    body = body.substr(4);
-    flags |= std::regex::icase;
-  }
-  try {
-    return std::regex(body, flags);
-  } catch (const std::regex_error& e) {
-    error = e.what();
-    return std::nullopt;
-  }
+/// Whether `text` has a backreference (`\1` to `\9`), which RE2 does not run.
+bool hasBackreference(std::string_view text) {
+  for (std::size_t i = 0; i + 1 < text.size(); ++i)
+    if (text[i] == '\\') {
+      if (text[i + 1] >= '1' && text[i + 1] <= '9') return true;
+      ++i;
+    }
+  return false;
 }
 
 /// A part of an ECMAScript expression in RE2's syntax with the same meaning: `\s` and `\S` as the
@@ -284,13 +277,19 @@ Result<Pattern> Pattern::compile(const std::string& text) {
   auto compiled = std::make_shared<Compiled>();
   compiled->fast = std::make_unique<RE2>(text, options());
   if (!compiled->fast->ok()) {
-    std::string error;
-    compiled->confirm = ecmaScript(text, error);
-    if (!compiled->confirm) return makeError(error + " (RE2: " + compiled->fast->error() + ")");
-    compiled->fast = std::make_unique<RE2>(withoutLookaheads(text), options());
-    if (!compiled->fast->ok()) compiled->fast.reset();  // std::regex alone
     compiled->branches = branches(text);
-    if (!compiled->branches.empty()) compiled->confirm.reset();
+    compiled->fast = std::make_unique<RE2>(withoutLookaheads(text), options());
+    if (compiled->branches.empty()) {
+      if (!compiled->fast->ok() && !hasBackreference(text))
+        return makeError("is not a valid regular expression: " + compiled->fast->error());
+      // Only a backtracking matcher could check it, and it would recurse once per character of a
+      // string from the repository (libstdc++'s std::regex overflows the stack at some 30,000).
+      return makeError(
+          "needs a lookahead inside a group or repetition, two lookaheads in one alternative, a "
+          "backreference, or (?i) on non-ASCII text, which cannot be checked in linear time: write at "
+          "most one lookahead per alternative, outside groups (docs/writing-rules.md)");
+    }
+    if (!compiled->fast->ok()) compiled->fast.reset();
   }
   Pattern p;
   p.text_ = text;
@@ -301,15 +300,8 @@ Result<Pattern> Pattern::compile(const std::string& text) {
 bool Pattern::search(std::string_view s) const {
   if (compiled_->fast && !RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *compiled_->fast))
     return false;
-  if (!compiled_->branches.empty())
-    return std::any_of(compiled_->branches.begin(), compiled_->branches.end(),
-                       [&](const Branch& b) { return matches(b, s); });
-  if (!compiled_->confirm) return true;
-  return std::regex_search(s.begin(), s.end(), *compiled_->confirm);
-}
-
-bool Pattern::linear() const {
-  return !compiled_->confirm;
+  return compiled_->branches.empty() || std::any_of(compiled_->branches.begin(), compiled_->branches.end(),
+                                                    [&](const Branch& b) { return matches(b, s); });
 }
 
 }  // namespace migrate::rules

@@ -5,8 +5,9 @@
 /// (lookahead) keeps ECMAScript meaning: RE2 runs it without its lookaheads, a superset, and a
 /// string that passes is checked alternative by alternative, again on RE2: at each position, the
 /// part before the lookahead ends there, the lookahead does (not) match there and the rest starts
-/// there. Only shapes that check cannot take (a lookahead inside a group or repeated, two in one
-/// alternative, a backreference) are checked with std::regex, which recurses once per character.
+/// there. Shapes that check cannot take (a lookahead inside a group or repeated, two in one
+/// alternative, a backreference, `(?i)` on non-ASCII text) are refused: only a backtracking matcher
+/// could run them, and it recurses once per character of the string.
 
 #include <memory>
 #include <string>
@@ -18,15 +19,14 @@ namespace migrate::rules {
 
 class Pattern {
  public:
-  /// Compiles `text`; the error says why it is not a valid regular expression.
+  /// Compiles `text`; the error says why it is not a valid regular expression, or why it cannot be
+  /// checked in linear time (a phrase that follows the pattern's name: "is not a valid ...").
   static Result<Pattern> compile(const std::string& text);
 
   /// True when the expression matches somewhere in `s`.
   bool search(std::string_view s) const;
   /// The expression as written in the rule file.
   const std::string& text() const { return text_; }
-  /// True when it runs on RE2 alone (no std::regex).
-  bool linear() const;
 
  private:
   struct Compiled;
