@@ -9,6 +9,7 @@
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/pipeline.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "migrate/engine/plugin_scaffold.hpp"
 #include "migrate/engine/rule_tools.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
@@ -194,13 +195,18 @@ int main(int argc, char** argv) {
   rules_show->add_option("--rule-pack", pack_dirs, "A rule pack directory (repeatable)");
   rules_show->add_option("--plugin-dir", plugin_dir, "Directory to load plugins from");
 
-  auto* new_cmd = app.add_subcommand("new", "Write a skeleton: a rule pack");
+  auto* new_cmd = app.add_subcommand("new", "Write a skeleton: a rule pack or a plugin project");
   new_cmd->require_subcommand(1);
   std::string new_name;
   std::string new_dir;
   auto* new_pack = new_cmd->add_subcommand("pack", "A rule pack that passes `rules test` as written");
   new_pack->add_option("name", new_name, "The pack's name, e.g. acme-gpu")->required();
   new_pack->add_option("--dir", new_dir, "Where its directory goes (default: the working directory)");
+  auto* new_plugin = new_cmd->add_subcommand(
+      "plugin", "A plugin project against the installed SDK that builds and passes its tests as written");
+  new_plugin->add_option("name", new_name, "The plugin's name, e.g. acme-gpu (plugin and domain acme_gpu)")
+      ->required();
+  new_plugin->add_option("--dir", new_dir, "Where its directory goes (default: the working directory)");
 
   auto* config = app.add_subcommand("config", "Pipeline configuration");
   config->require_subcommand(1);
@@ -314,6 +320,7 @@ int main(int argc, char** argv) {
   if (*rules_list) return rulesList(rule_sources, rules_domain, rules_format);
   if (*rules_show) return rulesShow(rule_id, rule_sources);
   if (*new_pack) return newPack(new_name, new_dir);
+  if (*new_plugin) return newPlugin(new_name, new_dir);
   if (*dump) return configDump(dump_file, dump_flags);
   if (*verify || *report) {
     std::vector<Override> overrides;

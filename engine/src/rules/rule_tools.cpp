@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -17,6 +16,7 @@
 #include "rules/rule_pack.hpp"
 #include "rules/rule_set.hpp"
 #include "rules/rule_tester.hpp"
+#include "scaffold/scaffold_names.hpp"
 
 namespace migrate {
 namespace fs = std::filesystem;
@@ -433,22 +433,15 @@ int rulesShow(const std::string& id, const RuleSources& sources) {
 }
 
 int newPack(const std::string& name, const fs::path& dir) {
-  const bool valid = !name.empty() && name.size() <= 64 &&
-                     std::isalpha(static_cast<unsigned char>(name[0])) &&
-                     std::all_of(name.begin(), name.end(),
-                                 [](unsigned char c) { return std::isalnum(c) || c == '-' || c == '_'; });
-  if (!valid) {
+  const auto names = scaffold::scaffoldNames(name);
+  if (!names) {
     std::cerr
         << "error: '" << name
         << "' is not a pack name: letters, digits, '-' and '_', starting with a letter (e.g. acme-gpu)\n";
     return kExitUsage;
   }
-  std::string prefix;  // ACMEGPU for acme-gpu: the letters and digits, upper-cased
-  std::string module;  // acme_gpu: the sample rule's made-up library
-  for (const unsigned char c : name) {
-    if (std::isalnum(c) && prefix.size() < 8) prefix += static_cast<char>(std::toupper(c));
-    module += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '_';
-  }
+  const std::string& prefix = names->prefix;  // ACMEGPU for acme-gpu
+  const std::string& module = names->snake;   // acme_gpu: the sample rule's made-up library
   const fs::path root = (dir.empty() ? fs::current_path() : dir) / name;
   std::error_code ec;
   if (fs::exists(root, ec)) {
