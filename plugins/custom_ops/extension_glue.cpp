@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "build_machinery.hpp"
@@ -402,10 +403,17 @@ class Glue {
 
   const std::map<std::string, std::string>& declared() const { return declared_; }
   bool declaredOnly(const std::string& module) const {
-    return declared_.count(module) && !looksLikeExtensionModule(module);
+    return declared_.count(module) && !looksLikeExtension(module);
   }
   bool extension(const std::string& module) const {
-    return declared_.count(module) || looksLikeExtensionModule(module);
+    return declared_.count(module) || looksLikeExtension(module);
+  }
+  /// looksLikeExtensionModule, remembered per name: propagate() asks it for every import of
+  /// every block in every round, and it was most of the glue pass's time.
+  bool looksLikeExtension(const std::string& module) const {
+    const auto it = looks_like_extension_.find(module);
+    if (it != looks_like_extension_.end()) return it->second;
+    return looks_like_extension_.emplace(module, looksLikeExtensionModule(module)).first->second;
   }
   /// True when some file imports a compiled extension: only then is there glue to follow.
   bool anyExtensionImport() const {
@@ -441,7 +449,7 @@ class Glue {
       const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
       if (extension(target)) {  // an extension module: alias.fn(...)
         if (attrs.empty()) continue;
-        if (looksLikeExtensionModule(target))
+        if (looksLikeExtension(target))
           visible = true;
         else
           note(imp.bound + "." + attrs.front() + " (" + target + ", declared in " + declared_.at(target) +
@@ -450,7 +458,7 @@ class Glue {
       }
       if (!imp.name.empty() && extension(imp.module)) {  // from ext import fn
         if (!called) continue;
-        if (looksLikeExtensionModule(imp.module))
+        if (looksLikeExtension(imp.module))
           visible = true;
         else
           note(imp.bound + " (" + imp.module + ")");
@@ -522,6 +530,8 @@ class Glue {
   std::vector<PyFile>& files_;
   std::map<std::string, std::string> declared_;
   std::map<std::string, std::size_t> by_module_;
+  /// looksLikeExtension's answers (the pass runs on one thread).
+  mutable std::unordered_map<std::string, bool> looks_like_extension_;
 };
 
 /// The module a non-star import binds when only a build script declares it ("" when none).

@@ -2,6 +2,7 @@
 // the keys (everything that changes an analysis changes the key), the store.
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "analysis_cache/cache_key.hpp"
 #include "analysis_cache/cache_store.hpp"
@@ -125,6 +126,39 @@ TEST(AnalysisCacheEntries, WhatItDidNotWriteIsRefusedWithAReason) {
   EXPECT_FALSE(decodeRepository(bytes, why)) << "a file entry is not a repository entry";
 }
 
+TEST(AnalysisCacheEntries, EveryTruncationOrExtraByteIsRefused) {
+  // The entries are read straight from their bytes: every length is checked against what is left.
+  FileAnalysis a;
+  a.findings = {sampleFinding("x.py"), sampleFinding("y.py")};
+  a.findings[0].edits = {{1, 2, "npu"}};
+  a.findings[0].details = {{"k", "v"}};
+  a.findings[0].effort_days = 0.02;  // not exact as a float: written as a double
+  a.diagnostics = {{sdk::Severity::Warning, "parse-error", "x.py", 7, "syntax error"}};
+  a.summary.path = "x.py";
+  a.summary.classes = {{"Net", "Net", {"torch.nn.Module"}, "", 5, 9, {{"torch.nn.Linear", 2}}}};
+  a.lines = 9;
+  const std::string bytes = encode(a, "x.py");
+  std::string why;
+  auto back = decode(bytes, "x.py", why);
+  ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->findings[0].effort_days, 0.02);
+  EXPECT_EQ(back->findings[0].details, a.findings[0].details);
+  EXPECT_EQ(back->summary.classes[0].calls, a.summary.classes[0].calls);
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    why.clear();
+    EXPECT_FALSE(decode(std::string_view(bytes).substr(0, n), "x.py", why)) << n;
+    EXPECT_FALSE(why.empty()) << n;
+  }
+  why.clear();
+  EXPECT_FALSE(decode(bytes + '\0', "x.py", why));
+  EXPECT_NE(why.find("bytes after the entry"), std::string::npos) << why;
+}
+
+TEST(AnalysisCacheKeys, AFileKeyIsTheSameFromTheContentOrItsHash) {
+  EXPECT_EQ(fileKey("context", "a.py", "import torch\n"),
+            fileKey("context", "a.py", contentHash("import torch\n")));
+}
+
 TEST(AnalysisCacheKeys, EveryInputChangesTheKey) {
   const Key base = fileKey("context", "a.py", "import torch\n");
   EXPECT_EQ(base, fileKey("context", "a.py", "import torch\n"));
@@ -159,6 +193,34 @@ TEST(AnalysisCacheStore, StoredEntriesAreFoundAfterCommitAndSurviveReopening) {
   store = CacheStore::open(dir.path(), 1 << 20, note);
   ASSERT_TRUE(store);
   EXPECT_EQ((*store)->find(k).value_or(""), "value");
+}
+
+TEST(AnalysisCacheStore, AFileOfTheEarlierSchemaIsEmptiedAndThenUsed) {
+  // Schema 1 kept whole entries in the cells of a WITHOUT ROWID table (lookups read entries in
+  // full at each level of the search); schema 2 is a rowid table with a key index.
+  test::TempDir dir;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir / "analysis.db").c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db,
+                           "CREATE TABLE entries(key BLOB PRIMARY KEY, value BLOB NOT NULL, size INTEGER "
+                           "NOT NULL, used INTEGER NOT NULL) WITHOUT ROWID;"
+                           "INSERT INTO entries VALUES (x'00', x'01', 1, 0); PRAGMA user_version=1;",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  std::string note;
+  auto store = CacheStore::open(dir.path(), 1 << 20, note);
+  ASSERT_TRUE(store) << store.error().message;
+  EXPECT_NE(note.find("another release"), std::string::npos) << note;
+  const Key k = contentHash("k");
+  EXPECT_FALSE((*store)->find(k));
+  (*store)->put(k, std::string(20000, 'v'));  // beyond a page: the value overflows
+  ASSERT_TRUE((*store)->commit());
+  EXPECT_EQ((*store)->find(k).value_or("").size(), 20000u);
+  EXPECT_FALSE((*store)->find(contentHash("other")));
+  EXPECT_EQ((*store)->find(k).value_or("").size(), 20000u) << "the lookup statement is used again";
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "migrate/engine/findings_json.hpp"
 #include "outputs/emit_json.hpp"
+#include "outputs/finding_text.hpp"
+#include "outputs/json_output.hpp"
 #include "outputs/run_outputs.hpp"
 #include "outputs/verify_json.hpp"
 #include "support/test_support.hpp"
@@ -304,6 +307,45 @@ TEST_F(RunOutputs, EmitJsonFromAnotherRunIsRefused) {
   e = readError(dir.path());
   EXPECT_NE(e.find("emit.json: manual_work[0].line: expected an integer, found a string"), std::string::npos)
       << e;
+}
+
+/// findings.json writes its findings as text, not as JSON values: the text must be exactly what
+/// the value gives, for every kind of string (escapes, UTF-8, invalid UTF-8) and every shape.
+TEST(FindingText, IsWhatTheJsonValueWrites) {
+  sdk::Finding plain;
+  plain.rule_id = "DEV-023";
+  plain.domain = "device";
+  plain.file = "pkg/model.py";
+  plain.range = {50, 31, 50, 39, 1763, 1771};
+  plain.api = "\"cuda:0\"";
+  plain.message = "Device string selects a CUDA device.";
+  plain.effort_days = 0.02;
+
+  sdk::Finding rich = plain;
+  rich.api = "x = \"caf\xc3\xa9\" \\ \t\x01\x7f";           // UTF-8, escapes, control characters
+  rich.resolved_api = "latin-1 \xe9t\xe9 and a lone \xc3";  // invalid UTF-8: replaced
+  rich.npu_alternative = "\xe2\x9c\x93 \xf0\x9f\x98\x80";   // 3- and 4-byte sequences
+  rich.severity = sdk::Severity::Error;
+  rich.confidence = sdk::Level::Low;
+  rich.difficulty = sdk::Level::High;
+  rich.effort_days = 3.0;
+  rich.edits = {{1763, 1767, "npu"}, {0, 0, "import torch_npu\n"}};
+  rich.details = {{"row", "dependency"}, {"q\"uote", "line\nbreak"}};
+  rich.phases = {"train", "infer"};
+
+  sdk::Finding one = plain;
+  one.effort_days = 1e-5;
+  one.edits = {{1, 2, ""}};
+  one.details = {{"k", ""}};
+  one.phases = {"only"};
+
+  for (const sdk::Finding* f : {&plain, &rich, &one}) {
+    std::ostringstream expected;
+    outputs::writeIndented(expected, outputs::findingJson(*f), "    ");
+    std::string text;
+    outputs::appendFindingText(text, *f);
+    EXPECT_EQ(text, expected.str());
+  }
 }
 
 }  // namespace

@@ -150,8 +150,14 @@ Key hashParts(std::initializer_list<std::string_view> parts) {
 
 }  // namespace
 
+Key fileKey(std::string_view context, std::string_view path, const Key& content_hash) {
+  return hashParts(
+      {"file", context, path,
+       std::string_view(reinterpret_cast<const char*>(content_hash.data()), content_hash.size())});
+}
+
 Key fileKey(std::string_view context, std::string_view path, std::string_view content) {
-  return hashParts({"file", context, path, content});
+  return fileKey(context, path, contentHash(content));
 }
 
 Key contentHash(std::string_view content) {

@@ -21,7 +21,10 @@ namespace migrate::cache {
 std::string runContext(const PipelineSpec& spec, const std::vector<ActivePlugin>& plugins,
                        const std::unordered_set<std::string>& project_roots);
 
-/// The key of one file: XXH3-128 over the run context, the path and the content.
+/// The key of one file: XXH3-128 over the run context, the path and the content's hash
+/// (contentHash: the hash a run computes once per file, whoever reads the file first).
+Key fileKey(std::string_view context, std::string_view path, const Key& content_hash);
+/// The same key from the content itself.
 Key fileKey(std::string_view context, std::string_view path, std::string_view content);
 
 /// XXH3-128 of a file's content: what a repository entry records of each file its pass read.

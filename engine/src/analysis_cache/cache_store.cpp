@@ -17,13 +17,17 @@ using sql::sqlError;
 using sql::Statement;
 using sql::Transaction;
 
+// A rowid table with the key in its own index, not a WITHOUT ROWID table keyed by it: there every
+// b-tree cell holds a whole entry, and a lookup compared its key against entries read in full
+// (overflow pages and all) at each level; here the search walks small (key, rowid) cells and
+// reads one entry. The value comes last, so that size and use are read without it (eviction).
 const char* const kSchema =
     "CREATE TABLE IF NOT EXISTS entries("
-    "  key BLOB PRIMARY KEY,"
-    "  value BLOB NOT NULL,"
+    "  key BLOB NOT NULL UNIQUE,"
     "  size INTEGER NOT NULL,"
-    "  used INTEGER NOT NULL"  // days since 1970-01-01 (UTC) of the last run that used it
-    ") WITHOUT ROWID;"
+    "  used INTEGER NOT NULL,"  // days since 1970-01-01 (UTC) of the last run that used it
+    "  value BLOB NOT NULL"
+    ");"
     "CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used);";
 
 std::int64_t daysSinceEpoch() {
@@ -104,16 +108,27 @@ CacheStore::CacheStore(sqlite3* db, fs::path file, std::uint64_t max_bytes)
     : db_(db), file_(std::move(file)), max_bytes_(max_bytes), today_(daysSinceEpoch()) {}
 
 CacheStore::~CacheStore() {
+  find_.reset();
   sqlite3_close_v2(db_);
 }
 
 std::optional<std::string> CacheStore::find(const Key& key) {
   std::lock_guard lock(mutex_);
-  Statement q(db_, "SELECT value, used FROM entries WHERE key = ?1");
+  // One prepared statement for all lookups (a warm run makes one per file); a failed one is
+  // dropped and prepared again at the next lookup.
+  if (!find_) find_ = std::make_unique<Statement>(db_, "SELECT value, used FROM entries WHERE key = ?1");
+  Statement& q = *find_;
   q.bindBlob(1, keyView(key));
-  if (!q.next()) return std::nullopt;  // absent, or the file is busy or broken: analyse anew
-  if (q.integer(1) != today_) touched_.push_back(key);
-  return std::string(q.blob(0));
+  std::optional<std::string> value;
+  if (q.next()) {  // else absent, or the file is busy or broken: analyse anew
+    if (q.integer(1) != today_) touched_.push_back(key);
+    value.emplace(q.blob(0));
+  }
+  if (q.ok())
+    q.reset();
+  else
+    find_.reset();
+  return value;
 }
 
 void CacheStore::put(const Key& key, std::string bytes) {
@@ -123,6 +138,7 @@ void CacheStore::put(const Key& key, std::string bytes) {
 
 Status CacheStore::commit() {
   std::lock_guard lock(mutex_);
+  find_.reset();
   if (pending_.empty() && touched_.empty()) return Ok{};
   std::string error;
   Transaction txn(db_);

@@ -17,12 +17,16 @@
 
 struct sqlite3;
 
+namespace migrate::sql {
+class Statement;
+}
+
 namespace migrate::cache {
 
 using Key = std::array<unsigned char, 16>;
 
 /// Cache schema version (PRAGMA user_version); a file of another version is emptied.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  ///< 2: a rowid table with a key index
 
 class CacheStore {
  public:
@@ -54,6 +58,7 @@ class CacheStore {
   std::uint64_t max_bytes_;
   std::int64_t today_;
   std::mutex mutex_;
+  std::unique_ptr<sql::Statement> find_;  ///< the lookup statement, prepared once
   std::vector<std::pair<Key, std::string>> pending_;
   std::vector<Key> touched_;
 };

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "analysis_cache/cache_key.hpp"
+#include "analysis_cache/content_hashes.hpp"
 #include "analysis_cache/entries.hpp"
 #include "analysis_cache/recording_workspace.hpp"
 #include "analyze/module_summary.hpp"
@@ -134,17 +135,25 @@ void analyzePythonSource(const std::string& path, std::string source,
 namespace {
 
 /// One file's analysis: from the cache when it has the file's entry, else by analysing it (and
-/// queueing the result for the cache).
-cache::FileAnalysis analyzeFile(const std::string& path, std::string source,
+/// queueing the result for the cache). Without the cache, `source` is the file's text; with it,
+/// the file is known by its hash first and read only when its entry is missing.
+cache::FileAnalysis analyzeFile(const std::string& path, std::optional<std::string> source,
                                 const std::vector<ActivePlugin>& plugins,
                                 const std::unordered_set<std::string>& roots, const AnalyzeOptions& options,
-                                CacheUse* cache, std::vector<sdk::Diagnostic>& diagnostics,
-                                bool& from_cache) {
+                                CacheUse* cache, cache::ContentHashes* hashes,
+                                std::vector<sdk::Diagnostic>& diagnostics, bool& from_cache,
+                                bool& unreadable) {
   cache::FileAnalysis a;
   from_cache = false;
+  unreadable = false;
   cache::Key key{};
-  if (cache) {
-    key = cache::fileKey(cache->context, path, source);
+  if (cache && hashes) {
+    auto known = hashes->lookup(path);
+    if (!known.readable) {
+      unreadable = true;
+      return a;
+    }
+    key = cache::fileKey(cache->context, path, known.hash);
     if (auto bytes = cache->store.find(key)) {
       std::string why;
       if (auto entry = cache::decode(*bytes, path, why)) {
@@ -154,8 +163,18 @@ cache::FileAnalysis analyzeFile(const std::string& path, std::string source,
       diagnostics.push_back({sdk::Severity::Info, "cache-entry-ignored", path, 0,
                              "analysis cache entry ignored (" + why + "); analysed anew and rewritten"});
     }
+    if (known.text) {
+      source = std::move(known.text);
+    } else if ((source = hashes->workspace().read(path))) {
+      // Read again (a repository pass hashed it first): keyed by what is analysed now.
+      key = cache::fileKey(cache->context, path, cache::contentHash(*source));
+    }
   }
-  analyzePythonSource(path, std::move(source), plugins, &roots, a.findings, a.diagnostics, &a.summary,
+  if (!source) {
+    unreadable = true;
+    return a;
+  }
+  analyzePythonSource(path, std::move(*source), plugins, &roots, a.findings, a.diagnostics, &a.summary,
                       options.parse_timeout_ms);
   a.lines = a.summary.lines;
   // A parse abandoned for time says more about the machine's load than the file: not kept.
@@ -172,7 +191,7 @@ struct RepositoryResult {
 };
 
 /// The cached result of `plugin`'s repository pass when every file it read is unchanged.
-std::optional<cache::RepositoryAnalysis> cachedPass(const Workspace& workspace, const std::string& plugin,
+std::optional<cache::RepositoryAnalysis> cachedPass(cache::ContentHashes& hashes, const std::string& plugin,
                                                     CacheUse& cache, const cache::Key& key,
                                                     std::vector<sdk::Diagnostic>& diagnostics) {
   auto bytes = cache.store.find(key);
@@ -185,23 +204,21 @@ std::optional<cache::RepositoryAnalysis> cachedPass(const Workspace& workspace, 
                                "); run anew and rewritten"});
     return std::nullopt;
   }
-  for (const auto& [path, hash] : entry->reads) {
-    const auto text = workspace.read(path);
-    if ((text ? cache::contentHash(*text) : cache::Key{}) != hash) return std::nullopt;
-  }
+  for (const auto& [path, hash] : entry->reads)
+    if (hashes.lookup(path).hash != hash) return std::nullopt;
   return entry;
 }
 
 /// One plugin's repository pass: from the cache while the files it read are unchanged, else run
 /// (through a view that records what it reads, for the cache).
 void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse* cache,
-                    RepositoryResult& out) {
+                    cache::ContentHashes* hashes, RepositoryResult& out) {
   const std::string& name = p.loaded->info.name;
   cache::Key key{};
   std::vector<sdk::Diagnostic> cache_notes;  // about the cache, not the pass: never cached
   if (cache) {
     key = cache::repositoryKey(cache->context, name, workspace.files());
-    if (auto hit = cachedPass(workspace, name, *cache, key, cache_notes)) {
+    if (auto hit = cachedPass(*hashes, name, *cache, key, cache_notes)) {
       out.findings = std::move(hit->findings);
       out.diagnostics = std::move(hit->diagnostics);
       return;
@@ -242,23 +259,26 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
   std::vector<RepositoryResult> passes(plugins.size());
   const std::size_t tasks = plugins.size() + python.size();
   std::atomic<std::size_t> next{0};
+  std::optional<cache::ContentHashes> hashes;
+  if (cache) hashes.emplace(workspace);
   progress.begin("analyze", python.size());
   auto work = [&](WorkerResult& out) {
     for (std::size_t task = next++; task < tasks; task = next++) {
       if (task < plugins.size()) {
-        repositoryPass(workspace, plugins[task], cache, passes[task]);
+        repositoryPass(workspace, plugins[task], cache, hashes ? &*hashes : nullptr, passes[task]);
         continue;
       }
       const sdk::FileEntry& file = *python[task - plugins.size()];
-      auto source = workspace.read(file.path);
-      if (!source) {
+      bool from_cache = false;
+      bool unreadable = false;
+      cache::FileAnalysis a =
+          analyzeFile(file.path, cache ? std::nullopt : workspace.read(file.path), plugins, roots, options,
+                      cache, hashes ? &*hashes : nullptr, out.diagnostics, from_cache, unreadable);
+      if (unreadable) {
         out.diagnostics.push_back(
             {sdk::Severity::Warning, "unreadable", file.path, 0, "file cannot be read"});
       } else {
         ++out.parsed;
-        bool from_cache = false;
-        cache::FileAnalysis a = analyzeFile(file.path, std::move(*source), plugins, roots, options, cache,
-                                            out.diagnostics, from_cache);
         out.cached += from_cache ? 1 : 0;
         out.lines += a.lines;
         std::move(a.findings.begin(), a.findings.end(), std::back_inserter(out.findings));

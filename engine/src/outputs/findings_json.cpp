@@ -1,13 +1,15 @@
 #include "migrate/engine/findings_json.hpp"
 
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "outputs/finding_text.hpp"
 #include "outputs/json_output.hpp"
 #include "outputs/plan_json.hpp"
 
 namespace migrate {
-namespace {
+namespace outputs {
 
 using nlohmann::ordered_json;
 
@@ -40,6 +42,79 @@ ordered_json findingJson(const sdk::Finding& f) {
   return j;
 }
 
+void appendFindingText(std::string& out, const sdk::Finding& f) {
+  // Members at 6 spaces, array elements at 8, their members at 10: the finding is an element of
+  // an array member of the document (writeIndented with "    ", dump with 2).
+  auto member = [&](const char* name, bool first = false) {
+    out += first ? "{\n      \"" : ",\n      \"";
+    out += name;
+    out += "\": ";
+  };
+  auto text = [&](const char* name, const std::string& value) {
+    member(name);
+    appendJsonString(out, value);
+  };
+  auto number = [&](const char* name, std::uint64_t value) {
+    member(name);
+    out += std::to_string(value);
+  };
+  member("rule_id", true);
+  appendJsonString(out, f.rule_id);
+  text("domain", f.domain);
+  text("file", f.file);
+  number("line", f.range.line);
+  number("column", f.range.column);
+  number("end_line", f.range.end_line);
+  number("end_column", f.range.end_column);
+  text("api", f.api);
+  text("resolved_api", f.resolved_api);
+  text("message", f.message);
+  text("npu_alternative", f.npu_alternative);
+  text("severity", sdk::toString(f.severity));
+  text("confidence", sdk::toString(f.confidence));
+  text("difficulty", sdk::toString(f.difficulty));
+  member("effort_days");
+  out += ordered_json(f.effort_days).dump();  // the library's shortest round-trip form
+  member("autofix");
+  out += f.autofix() ? "true" : "false";
+  member("edits");
+  if (f.edits.empty()) out += "[]";
+  for (std::size_t i = 0; i < f.edits.size(); ++i) {
+    const sdk::Edit& e = f.edits[i];
+    out += i ? ",\n        {\n          \"start_byte\": " : "[\n        {\n          \"start_byte\": ";
+    out += std::to_string(e.start_byte);
+    out += ",\n          \"end_byte\": ";
+    out += std::to_string(e.end_byte);
+    out += ",\n          \"replacement\": ";
+    appendJsonString(out, e.replacement);
+    out += "\n        }";
+    if (i + 1 == f.edits.size()) out += "\n      ]";
+  }
+  member("details");
+  if (f.details.empty()) out += "{}";
+  for (auto it = f.details.begin(); it != f.details.end(); ++it) {
+    out += it == f.details.begin() ? "{\n        " : ",\n        ";
+    appendJsonString(out, it->first);
+    out += ": ";
+    appendJsonString(out, it->second);
+    if (std::next(it) == f.details.end()) out += "\n      }";
+  }
+  member("phases");
+  if (f.phases.empty()) out += "[]";
+  for (std::size_t i = 0; i < f.phases.size(); ++i) {
+    out += i ? ",\n        " : "[\n        ";
+    appendJsonString(out, f.phases[i]);
+    if (i + 1 == f.phases.size()) out += "\n      ]";
+  }
+  out += "\n    }";
+}
+
+}  // namespace outputs
+
+namespace {
+
+using nlohmann::ordered_json;
+
 /// Writes an array member element by element, so that a run with a million findings never holds
 /// them all as JSON values at once.
 template <typename T, typename F>
@@ -48,6 +123,19 @@ void writeArray(std::ostream& out, const char* key, const std::vector<T>& items,
   for (std::size_t i = 0; i < items.size(); ++i) {
     out << (i ? ",\n    " : "\n    ");
     outputs::writeIndented(out, toJson(items[i]), "    ");
+  }
+  out << (items.empty() ? "]" : "\n  ]");
+}
+
+/// The findings as writeArray writes them, with the text writer (no JSON value per finding).
+void writeFindingArray(std::ostream& out, const char* key, const std::vector<sdk::Finding>& items) {
+  out << "  \"" << key << "\": [";
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    text.clear();
+    text += i ? ",\n    " : "\n    ";
+    outputs::appendFindingText(text, items[i]);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
   }
   out << (items.empty() ? "]" : "\n  ]");
 }
@@ -90,9 +178,9 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
   out << "{";
   outputs::writeMembers(out, j, "  ");
   out << "\n";
-  writeArray(out, "findings", m.findings, findingJson);
+  writeFindingArray(out, "findings", m.findings);
   out << ",\n";
-  writeArray(out, "dependencies", m.dependencies, findingJson);
+  writeFindingArray(out, "dependencies", m.dependencies);
   out << ",\n";
   writeArray(out, "diagnostics", m.diagnostics, [](const sdk::Diagnostic& d) {
     return ordered_json{{"severity", sdk::toString(d.severity)},

@@ -1,5 +1,6 @@
 #include "outputs/json_output.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 namespace migrate::outputs {
@@ -22,6 +23,23 @@ void writeMembers(std::ostream& out, const nlohmann::ordered_json& object, const
     writeIndented(out, it.value(), indent);
     out << ",";
   }
+}
+
+void appendJsonString(std::string& out, std::string_view text) {
+  // Nearly every string of a findings.json (rule ids, paths, messages) is printable ASCII without
+  // quotes or backslashes: those need no escaping and no UTF-8 check.
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+  });
+  if (plain) {
+    out += '"';
+    out += text;
+    out += '"';
+    return;
+  }
+  out += nlohmann::ordered_json(std::string(text))
+             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Status writeFileAtomically(const std::filesystem::path& file,

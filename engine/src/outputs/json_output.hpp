@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "migrate/engine/result.hpp"
 
@@ -20,6 +21,10 @@ void writeIndented(std::ostream& out, const nlohmann::ordered_json& value, const
 /// Writes each member of `object` as a line `<indent>"key": value,` (each line after a newline):
 /// the head of an object whose remaining members are streamed after it.
 void writeMembers(std::ostream& out, const nlohmann::ordered_json& object, const std::string& indent);
+
+/// Appends `text` as a JSON string exactly as nlohmann's dump (no ASCII escaping, invalid UTF-8
+/// replaced) writes it: printable ASCII is copied as is, anything else goes through the library.
+void appendJsonString(std::string& out, std::string_view text);
 
 /// Writes `file` through `file` + ".tmp" and a rename; the temporary file is removed when
 /// writing fails (disk full), and an earlier `file` is then left as it was.

@@ -6,13 +6,16 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "analysis_cache/cache_key.hpp"
 #include "analysis_cache/open_cache.hpp"
@@ -324,6 +327,16 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
     model.stages.push_back({stage, "failed", why, 0});
     stage_failed = true;
   };
+  // The outputs are written after each stage, so that a later stage's failure or crash loses
+  // nothing; after the last selected stage the final write below is the only one needed (the
+  // whole findings.json once, not twice, on an analysis-only run).
+  auto moreToRun = [&](const std::string& stage) {
+    const auto at = std::find(kAllStages.begin(), kAllStages.end(), stage);
+    return std::any_of(at == kAllStages.end() ? at : std::next(at), kAllStages.end(),
+                       [&](const std::string& s) {
+                         return std::find(spec.stages.begin(), spec.stages.end(), s) != spec.stages.end();
+                       });
+  };
   for (const std::string& stage : kAllStages) {
     const bool selected = std::find(spec.stages.begin(), spec.stages.end(), stage) != spec.stages.end();
     if (!selected) {
@@ -334,7 +347,11 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       const auto t0 = Clock::now();
       std::vector<sdk::Diagnostic> inventory_diags;
       const Workspace& ws = workspace.emplace(buildInventory(
-          model.source.root, {spec.include, spec.exclude, spec.max_file_bytes}, inventory_diags));
+          model.source.root,
+          {spec.include, spec.exclude, spec.max_file_bytes,
+           static_cast<unsigned>(spec.jobs > 0 ? spec.jobs
+                                               : std::max(1u, std::thread::hardware_concurrency()))},
+          inventory_diags));
       model.inventory.skipped = inventory_diags.size();
       model.diagnostics.insert(model.diagnostics.end(), inventory_diags.begin(), inventory_diags.end());
       log->info("inventory: {} files selected, {} skipped", ws.files().size(), inventory_diags.size());
@@ -363,7 +380,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
                               secs});
       summarize(model, *log);
       logStatistics(model, secs, *log);
-      persist(model, out, *log);
+      if (moreToRun(stage)) persist(model, out, *log);
       continue;
     }
     if (stage == "plan") {
@@ -376,7 +393,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
       model.stages.push_back({stage, "completed", planSummary(model), secs});
       log->info("plan: {} ({:.2f} s, peak RSS {:.0f} MB)", planSummary(model), secs, peakRssMb());
-      persist(model, out, *log);
+      if (moreToRun(stage)) persist(model, out, *log);
       continue;
     }
     if (stage == "emit") {
@@ -396,7 +413,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
         model.stages.push_back({stage, "completed", emitSummary(model), secs});
         log->info("emit: {} ({:.2f} s, peak RSS {:.0f} MB)", emitSummary(model), secs, peakRssMb());
       }
-      persist(model, out, *log);
+      if (moreToRun(stage)) persist(model, out, *log);
       continue;
     }
     if (stage == "verify") {
@@ -422,7 +439,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
         model.stages.push_back({stage, "failed", line, model.verify.seconds});
         stage_failed = true;
       }
-      persist(model, out, *log);
+      if (moreToRun(stage)) persist(model, out, *log);
       continue;
     }
     if (stage == "report") stage_failed = !reportStage(model, spec, out, *log) || stage_failed;

@@ -30,6 +30,7 @@ struct InventoryOptions {
   std::vector<std::string> include;
   std::vector<std::string> exclude;
   std::uint64_t max_file_bytes = 2 * 1024 * 1024;
+  unsigned threads = 1;  ///< threads that walk the tree (the run gives its `jobs`)
 };
 
 class Workspace final : public sdk::WorkspaceView {
