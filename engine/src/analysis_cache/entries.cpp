@@ -1,12 +1,11 @@
 #include "analysis_cache/entries.hpp"
 
-#include <climits>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace migrate::cache {
 namespace {
@@ -16,124 +15,135 @@ using nlohmann::json;
 // Records are arrays in a fixed order (smaller and faster than objects); the order is part of
 // kEntryFormat: change it only together with the format number.
 
-/// Reads the CBOR that encode() writes (nlohmann's to_cbor of the records below) straight into
-/// the structs: a warm run decodes one entry per file, and building a JSON value of each first
-/// cost more than the lookup. Definite lengths only, every length checked against the bytes
-/// left; anything else throws, and the caller ignores the entry with the reason.
+/// One item of an entry, as nlohmann's CBOR parser reports it (json::sax_parse): the library does
+/// the byte-level decoding and its checks (lengths against the bytes left, the types, nothing
+/// after the entry); CborReader only maps the items onto the structs.
+struct Item {
+  enum class Kind : unsigned char { Array, Map, Text, Bytes, Unsigned, Signed, Real, Bool, Null };
+  Kind kind;
+  std::uint64_t n = 0;  ///< Array and Map: the number of elements; Unsigned: the value; Bool: 0 or 1
+  std::int64_t i = 0;   ///< Signed
+  double real = 0;
+  std::string text;  ///< Text (a map's keys too), Bytes
+};
+
+/// Collects the items of one entry in order. Ends and nulls carry nothing the records need (their
+/// sizes are known), so they are not kept; an indefinite length is refused (encode() writes none).
+class ItemCollector final : public nlohmann::json_sax<json> {
+ public:
+  explicit ItemCollector(std::vector<Item>& items) : items_(items) {}
+  std::string error;
+
+  bool null() override { return add({Item::Kind::Null}); }
+  bool boolean(bool v) override { return add({Item::Kind::Bool, v ? 1u : 0u}); }
+  bool number_integer(number_integer_t v) override {
+    Item item{Item::Kind::Signed};
+    item.i = v;
+    return add(std::move(item));
+  }
+  bool number_unsigned(number_unsigned_t v) override { return add({Item::Kind::Unsigned, v}); }
+  bool number_float(number_float_t v, const string_t&) override {
+    Item item{Item::Kind::Real};
+    item.real = v;
+    return add(std::move(item));
+  }
+  bool string(string_t& v) override { return text(Item::Kind::Text, std::move(v)); }
+  bool binary(binary_t& v) override { return text(Item::Kind::Bytes, std::string(v.begin(), v.end())); }
+  bool key(string_t& v) override { return text(Item::Kind::Text, std::move(v)); }
+  bool start_object(std::size_t n) override { return open(Item::Kind::Map, n); }
+  bool start_array(std::size_t n) override { return open(Item::Kind::Array, n); }
+  bool end_object() override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    error = e.what();
+    return false;
+  }
+
+ private:
+  bool add(Item&& item) {
+    items_.push_back(std::move(item));
+    return true;
+  }
+  bool text(Item::Kind kind, std::string&& v) {
+    Item item{kind};
+    item.text = std::move(v);
+    return add(std::move(item));
+  }
+  bool open(Item::Kind kind, std::size_t n) {
+    if (n == static_cast<std::size_t>(-1)) {
+      error = "an indefinite length";
+      return false;
+    }
+    return add({kind, n});
+  }
+  std::vector<Item>& items_;
+};
+
+/// Reads an entry that encode() wrote (nlohmann's to_cbor of the records below) straight into the
+/// structs: a warm run decodes one entry per file, and building a JSON value of each first cost
+/// more than the lookup. Anything unexpected throws, and the caller ignores the entry with the
+/// reason.
 class CborReader {
  public:
-  explicit CborReader(std::string_view bytes) : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+  explicit CborReader(std::string_view bytes) {
+    ItemCollector collector(items_);
+    if (!json::sax_parse(bytes.begin(), bytes.end(), &collector, json::input_format_t::cbor))
+      error_ = collector.error.empty() ? "unreadable CBOR" : collector.error;
+  }
 
-  bool atEnd() const { return p_ == end_; }
+  /// Empty when the bytes are one CBOR value and nothing more; else what the parser said.
+  const std::string& error() const { return error_; }
+  bool atEnd() const { return next_ == items_.size(); }
 
   /// Reads the header of an array that must have exactly `n` elements (a record).
   std::uint64_t array(std::uint64_t n) {
-    const std::uint64_t size = header(4);
+    const std::uint64_t size = take(Item::Kind::Array).n;
     if (size != n) fail("a record of " + std::to_string(size) + " fields, expected " + std::to_string(n));
     return size;
   }
   /// The length of an array of any size.
-  std::uint64_t list() { return header(4); }
-  std::uint64_t map() { return header(5); }
-
-  std::string text() {
-    const std::uint64_t size = header(3);
-    need(size);
-    std::string out(p_, static_cast<std::size_t>(size));
-    p_ += size;
-    return out;
-  }
-  std::string_view bytes() {
-    const std::uint64_t size = header(2);
-    need(size);
-    std::string_view out(p_, static_cast<std::size_t>(size));
-    p_ += size;
-    return out;
-  }
-  std::uint64_t unsignedInt() { return header(0); }
+  std::uint64_t list() { return take(Item::Kind::Array).n; }
+  std::uint64_t map() { return take(Item::Kind::Map).n; }
+  std::string text() { return std::move(take(Item::Kind::Text).text); }
+  std::string_view bytes() { return take(Item::Kind::Bytes).text; }
+  std::uint64_t unsignedInt() { return take(Item::Kind::Unsigned).n; }
   std::uint32_t u32() {
     const std::uint64_t v = unsignedInt();
     if (v > 0xffffffffu) fail("number out of range");
     return static_cast<std::uint32_t>(v);
   }
   std::int64_t signedInt() {
-    need(1);
-    const auto major = static_cast<unsigned char>(*p_) >> 5;
-    if (major == 0) {
-      const std::uint64_t v = header(0);
-      if (v > static_cast<std::uint64_t>(INT64_MAX)) fail("number out of range");
-      return static_cast<std::int64_t>(v);
-    }
-    const std::uint64_t v = header(1);
-    if (v > static_cast<std::uint64_t>(INT64_MAX)) fail("number out of range");
-    return -1 - static_cast<std::int64_t>(v);
+    const Item& item = any();
+    if (item.kind == Item::Kind::Signed) return item.i;
+    if (item.kind != Item::Kind::Unsigned) fail("expected an integer");
+    if (item.n > static_cast<std::uint64_t>(INT64_MAX)) fail("number out of range");
+    return static_cast<std::int64_t>(item.n);
   }
-  bool boolean() {
-    need(1);
-    const auto b = static_cast<unsigned char>(*p_++);
-    if (b == 0xf4) return false;
-    if (b == 0xf5) return true;
-    fail("expected a boolean");
-  }
-  /// A number as a double: the library writes a double as a float when that is exact.
+  bool boolean() { return take(Item::Kind::Bool).n != 0; }
+  /// A number as a double: the library writes a double as a float when that is exact, and a whole
+  /// number may come as an integer.
   double real() {
-    need(1);
-    const auto b = static_cast<unsigned char>(*p_);
-    if (b >> 5 == 0 || b >> 5 == 1) return static_cast<double>(signedInt());
-    ++p_;
-    if (b == 0xfa) {
-      const std::uint32_t bits = static_cast<std::uint32_t>(big(4));
-      float f;
-      std::memcpy(&f, &bits, sizeof f);
-      return f;
-    }
-    if (b == 0xfb) {
-      const std::uint64_t bits = big(8);
-      double d;
-      std::memcpy(&d, &bits, sizeof d);
-      return d;
-    }
-    if (b == 0xf9) return half(static_cast<std::uint16_t>(big(2)));
+    const Item& item = any();
+    if (item.kind == Item::Kind::Real) return item.real;
+    if (item.kind == Item::Kind::Unsigned) return static_cast<double>(item.n);
+    if (item.kind == Item::Kind::Signed) return static_cast<double>(item.i);
     fail("expected a number");
   }
 
  private:
   [[noreturn]] static void fail(const std::string& what) { throw std::out_of_range(what); }
-  void need(std::uint64_t n) const {
-    if (n > static_cast<std::uint64_t>(end_ - p_)) fail("entry truncated");
+  Item& any() {
+    if (next_ == items_.size()) fail("entry truncated");
+    return items_[next_++];
   }
-  std::uint64_t big(int n) {
-    need(static_cast<std::uint64_t>(n));
-    std::uint64_t v = 0;
-    for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<unsigned char>(*p_++);
-    return v;
+  Item& take(Item::Kind kind) {
+    Item& item = any();
+    if (item.kind != kind) fail("unexpected item type");
+    return item;
   }
-  /// The argument of an item of major type `major` (a length or a value).
-  std::uint64_t header(unsigned major) {
-    need(1);
-    const auto b = static_cast<unsigned char>(*p_++);
-    if (b >> 5 != major)
-      fail("unexpected item type " + std::to_string(b >> 5) + ", expected " + std::to_string(major));
-    const unsigned info = b & 0x1f;
-    if (info < 24) return info;
-    if (info == 24) return big(1);
-    if (info == 25) return big(2);
-    if (info == 26) return big(4);
-    if (info == 27) return big(8);
-    fail("indefinite or reserved length");
-  }
-  static double half(std::uint16_t h) {
-    const int exp = (h >> 10) & 0x1f;
-    const int mant = h & 0x3ff;
-    double v = exp == 0    ? std::ldexp(mant, -24)
-               : exp != 31 ? std::ldexp(mant + 1024, exp - 25)
-               : mant == 0 ? std::numeric_limits<double>::infinity()
-                           : std::numeric_limits<double>::quiet_NaN();
-    return (h & 0x8000) ? -v : v;
-  }
-
-  const char* p_;
-  const char* end_;
+  std::vector<Item> items_;
+  std::size_t next_ = 0;
+  std::string error_;
 };
 
 json rangeJson(const sdk::SourceRange& r) {
@@ -285,6 +295,10 @@ ModuleSummary readSummary(CborReader& r, std::string_view path) {
 /// Opens an entry of `fields` records after its format number; false (with `why`) for another
 /// format or something that is not an entry.
 bool openEntry(CborReader& r, std::uint64_t fields, std::string& why) {
+  if (!r.error().empty()) {
+    why = "not a cache entry (" + r.error() + ")";
+    return false;
+  }
   try {
     if (r.list() != fields + 1) {
       why = "not a cache entry";
