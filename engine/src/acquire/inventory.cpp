@@ -298,6 +298,9 @@ Workspace buildInventory(const fs::path& root, const InventoryOptions& options,
   // The walk is mostly system calls and .gitignore lookups, a third of an unchanged re-run: it is
   // spread over the analysis's threads like the analysis itself.
   const unsigned threads = std::max(1u, options.threads);
+  // libgit2's last shutdown frees the state of the thread that calls it only: this session outlives
+  // the threads' own, so that it is this thread's (the others' go when they exit).
+  const git::Session session;
   DirectoryQueue queue(root);
   std::vector<WalkResult> results(threads);
   std::vector<std::exception_ptr> failures(threads);
