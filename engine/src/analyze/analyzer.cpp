@@ -238,6 +238,10 @@ void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse*
 
 }  // namespace
 
+unsigned threadsFor(int jobs) {
+  return jobs > 0 ? static_cast<unsigned>(jobs) : std::max(1u, std::thread::hardware_concurrency());
+}
+
 void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin>& plugins,
                       const AnalyzeOptions& options, Progress& progress, MigrationModel& model,
                       CacheUse* cache) {
@@ -252,7 +256,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
   model.inventory.python_files = python.size();
 
   const unsigned workers = static_cast<unsigned>(
-      std::max(1, std::min<int>(jobs > 0 ? jobs : static_cast<int>(std::thread::hardware_concurrency()),
+      std::max(1, std::min<int>(static_cast<int>(threadsFor(jobs)),
                                 static_cast<int>(std::max<std::size_t>(python.size() + plugins.size(), 1)))));
   std::vector<WorkerResult> results(workers);
   // The repository passes are the longest tasks: they go first, beside the files.

@@ -26,6 +26,9 @@ struct AnalyzeOptions {
   std::uint64_t parse_timeout_ms = parse::kDefaultParseTimeoutMs;  ///< limits.parse_timeout_ms
 };
 
+/// The threads `jobs` asks for: itself when positive, else every core (at least one).
+unsigned threadsFor(int jobs);
+
 /// Adds findings, diagnostics and inventory statistics to `model`. Plugin failures become
 /// diagnostics naming the plugin; the other plugins and files carry on. With `cache`, a file
 /// whose entry is there is not analysed again, and the others' results are queued for it.

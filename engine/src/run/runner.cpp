@@ -15,7 +15,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <thread>
 
 #include "analysis_cache/cache_key.hpp"
 #include "analysis_cache/open_cache.hpp"
@@ -347,10 +346,7 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       const auto t0 = Clock::now();
       std::vector<sdk::Diagnostic> inventory_diags;
       const Workspace& ws = workspace.emplace(buildInventory(
-          model.source.root,
-          {spec.include, spec.exclude, spec.max_file_bytes,
-           static_cast<unsigned>(spec.jobs > 0 ? spec.jobs
-                                               : std::max(1u, std::thread::hardware_concurrency()))},
+          model.source.root, {spec.include, spec.exclude, spec.max_file_bytes, threadsFor(spec.jobs)},
           inventory_diags));
       model.inventory.skipped = inventory_diags.size();
       model.diagnostics.insert(model.diagnostics.end(), inventory_diags.begin(), inventory_diags.end());
