@@ -56,12 +56,25 @@ class CustomOpsPlugin final : public Plugin {
     custom_ops::analyzePython(module, rules_, options_, sink);
   }
 
-  void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
-    custom_ops::analyzeNativeSources(workspace, rules_, options_, sink);
-    custom_ops::analyzeCMake(workspace, rules_, options_, sink);
-    custom_ops::analyzeGitmodules(workspace, rules_, sink);
-    custom_ops::analyzeDockerBuilds(workspace, rules_, sink);
-    custom_ops::analyzeExtensionGlue(workspace, rules_, options_, sink);
+  // Five independent scans, each cached on its own: a changed Python file reruns only the glue,
+  // a changed .cu file only the native scan.
+  std::vector<RepositoryPass> repositoryPasses() const override {
+    return {
+        {"native-sources",
+         [this](const WorkspaceView& w, FindingSink& s) {
+           custom_ops::analyzeNativeSources(w, rules_, options_, s);
+         }},
+        {"cmake", [this](const WorkspaceView& w,
+                         FindingSink& s) { custom_ops::analyzeCMake(w, rules_, options_, s); }},
+        {"gitmodules",
+         [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeGitmodules(w, rules_, s); }},
+        {"docker-builds",
+         [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeDockerBuilds(w, rules_, s); }},
+        {"extension-glue",
+         [this](const WorkspaceView& w, FindingSink& s) {
+           custom_ops::analyzeExtensionGlue(w, rules_, options_, s);
+         }},
+    };
   }
 
   void emit(EmitContext& context) const override { custom_ops::emitCustomOps(context); }

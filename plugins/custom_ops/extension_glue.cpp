@@ -8,12 +8,16 @@
 //   re-exports through a package's __init__ and helpers calling helpers), which the per-file pass
 //   cannot see. Classes whose body shows the module pass a kernel of its own are left to it.
 // The per-file analysis stays a function of one file (its cache key is the file's content); what
-// depends on other files is computed here once per run, and cached with the files it read.
+// depends on other files is computed here once per run, and cached with the files it read. What
+// the pass takes of each file (the scan for build scripts and extension imports, then the summary
+// of imports and blocks: glue_summary.hpp) is a per-file memo (WorkspaceView::remember), so that
+// one changed file costs one file's reading; only the propagation over the summaries runs again.
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -21,11 +25,13 @@
 
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
+#include "glue_summary.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "python_scan.hpp"
 
 namespace custom_ops {
 namespace {
+using namespace glue;
 
 constexpr const char* kAutogradFunction = "OPS-027";
 constexpr const char* kExtensionImport = "OPS-028";
@@ -76,49 +82,6 @@ struct Text {
   std::string text;
   std::string code;  ///< the text with comments and strings blanked; lines view into it
   std::vector<Line> lines;
-};
-
-/// What a block's lines show that the glue asks about, read once from the code, for the names
-/// the file imports or defines at top level.
-struct Uses {
-  std::set<std::string> calls;  ///< plain names called: `name(` (not `x.name(`)
-  /// `a.b.c` gives (a, b) and (a.b, c): a name and the attribute read on it, first sightings in
-  /// order of appearance.
-  std::vector<std::pair<std::string, std::string>> attributes;
-  bool launch = false;  ///< a kernel launch the module pass sees: `kernel[grid](` or `torch.ops.`
-};
-
-/// A block: a top-level function or an autograd Function class, with what its body uses.
-struct Block {
-  std::string name;
-  std::size_t line = 0;
-  std::size_t name_begin = 0;
-  std::size_t body_end = 0;  ///< index of the first line after the body
-  Uses uses;
-};
-
-constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-
-struct Import {
-  std::size_t line = 0;
-  std::string module;  ///< absolute dotted name of the module imported from (or imported)
-  std::string name;    ///< `from module import name`; empty for `import module`
-  std::string bound;   ///< the local name (`import a.b` binds "a.b" as written)
-  bool star = false;
-  std::size_t target_file = kNone;  ///< the repository's file of the module imported (Glue sets it)
-  std::size_t from_file = kNone;    ///< the repository's file of `module` in `from module import name`
-};
-
-struct PyFile {
-  std::string path;
-  std::string dotted;
-  bool package = false;
-  bool autograd_import = false;  ///< `from torch.autograd import` / `from torch.autograd.function import`
-  std::vector<Import> imports;
-  std::vector<Block> functions;         ///< top level
-  std::vector<Block> classes;           ///< autograd Functions, any level
-  std::set<std::string> exports;        ///< names of this module that reach an extension
-  std::map<std::string, bool> helpers;  ///< top-level function -> reached only through other files
 };
 
 std::string dottedName(std::string path, bool& package) {
@@ -394,11 +357,14 @@ class Glue {
       const auto it = by_module_.find(module);
       return it == by_module_.end() ? kNone : it->second;
     };
-    for (PyFile& f : files_)
+    for (PyFile& f : files_) {
       for (Import& imp : f.imports) {
         imp.target_file = file(imp.name.empty() ? imp.module : imp.module + "." + imp.name);
         imp.from_file = file(imp.module);
       }
+      for (Block& b : f.functions) b.used = usedImports(f, b.uses);
+      for (Block& b : f.classes) b.used = usedImports(f, b.uses);
+    }
   }
 
   const std::map<std::string, std::string>& declared() const { return declared_; }
@@ -434,65 +400,90 @@ class Glue {
     }
   }
 
-  /// Why a block of `f` reaches an extension: `visible` when the module pass sees a kernel there
-  /// itself; `via` names the first way that goes through another file (or a build script).
-  void reasons(const PyFile& f, const Uses& uses, bool& visible, std::string& via) const {
-    auto note = [&](const std::string& why) {
-      if (via.empty()) via = why;
-    };
-    for (const Import& imp : f.imports) {
+  /// The imports of `f` a block with `uses` uses in a way that can reach an extension, in import
+  /// order. Every way starts from a use of an import's bound name in the block.
+  std::vector<UsedImport> usedImports(const PyFile& f, const Uses& uses) const {
+    using Way = UsedImport::Way;
+    std::vector<UsedImport> used;
+    for (std::size_t i = 0; i < f.imports.size(); ++i) {
+      const Import& imp = f.imports[i];
       if (imp.star) continue;
-      // Every way below starts from a use of the bound name in the block.
       const bool called = callsName(uses, imp.bound);
-      const auto attrs = attributesOf(uses, imp.bound);
+      std::vector<std::string> attrs = attributesOf(uses, imp.bound);
       if (!called && attrs.empty()) continue;
+      auto add = [&](Way way, std::string note = {}) { used.push_back({i, way, std::move(note), {}}); };
       const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
       if (extension(target)) {  // an extension module: alias.fn(...)
         if (attrs.empty()) continue;
         if (looksLikeExtension(target))
-          visible = true;
+          add(Way::Kernel);
         else
-          note(imp.bound + "." + attrs.front() + " (" + target + ", declared in " + declared_.at(target) +
-               ")");
+          add(Way::Declared, imp.bound + "." + attrs.front() + " (" + target + ", declared in " +
+                                 declared_.at(target) + ")");
         continue;
       }
       if (!imp.name.empty() && extension(imp.module)) {  // from ext import fn
         if (!called) continue;
         if (looksLikeExtension(imp.module))
-          visible = true;
+          add(Way::Kernel);
         else
-          note(imp.bound + " (" + imp.module + ")");
+          add(Way::Declared, imp.bound + " (" + imp.module + ")");
         continue;
       }
       // The module pass takes these as kernels (not a kernel library's own modules inside it).
       const bool own_library =
           imp.module.substr(0, imp.module.find('.')) == f.dotted.substr(0, f.dotted.find('.'));
       if (!imp.name.empty() && (kernelishModule(imp.module) || (kernelLibrary(imp.module) && !own_library))) {
-        if (called) visible = true;
+        if (called) add(Way::Kernel);
         continue;
       }
       // A module of the repository: `import pkg.impl as m` / `from pkg import impl`, then m.helper().
       if (imp.target_file != kNone) {
-        const PyFile& src = files_[imp.target_file];
-        if (src.exports.empty() || &src == &f) continue;
-        for (const std::string& a : attrs)
-          if (src.exports.count(a)) note(imp.bound + "." + a + "() (" + target + ")");
+        if (&files_[imp.target_file] == &f) continue;
+        used.push_back({i, Way::Module, target, std::move(attrs)});
         continue;
       }
       // A helper of another module: `from pkg.impl import helper`.
-      if (imp.name.empty() || imp.from_file == kNone) continue;
-      const PyFile& src = files_[imp.from_file];
-      if (&src == &f || !src.exports.count(imp.name)) continue;
-      if (called) note(imp.bound + "() (" + imp.module + ")");
+      if (!called || imp.name.empty() || imp.from_file == kNone || &files_[imp.from_file] == &f) continue;
+      add(Way::Helper);
     }
-    for (const auto& [name, cross] : f.helpers) {
-      if (!callsName(uses, name)) continue;
-      if (!cross)
+    return used;
+  }
+
+  /// Why block `block` of `f` reaches an extension: `visible` when the module pass sees a kernel
+  /// there itself; `via` names the first way that goes through another file (or a build script).
+  void reasons(const PyFile& f, const Block& block, bool& visible, std::string& via) const {
+    auto note = [&](const std::string& why) {
+      if (via.empty()) via = why;
+    };
+    for (const UsedImport& u : block.used) {
+      const Import& imp = f.imports[u.import];
+      switch (u.way) {
+        case UsedImport::Way::Kernel:
+          visible = true;
+          break;
+        case UsedImport::Way::Declared:
+          note(u.note);
+          break;
+        case UsedImport::Way::Module:
+          for (const std::string& a : u.attributes)
+            if (files_[imp.target_file].exports.count(a)) note(imp.bound + "." + a + "() (" + u.note + ")");
+          break;
+        case UsedImport::Way::Helper:
+          if (files_[imp.from_file].exports.count(imp.name)) note(imp.bound + "() (" + imp.module + ")");
+          break;
+      }
+    }
+    // The file's helpers the block calls, in name order (both sets are sorted).
+    for (const std::string& name : block.uses.calls) {
+      const auto helper = f.helpers.find(name);
+      if (helper == f.helpers.end()) continue;
+      if (!helper->second)
         visible = true;
       else
         note(name + "()");
     }
-    if (uses.launch) visible = true;
+    if (block.uses.launch) visible = true;
   }
 
  private:
@@ -501,7 +492,7 @@ class Glue {
     for (const Block& fn : f.functions) {
       bool visible = false;
       std::string via;
-      reasons(f, fn.uses, visible, via);
+      reasons(f, fn, visible, via);
       if (!visible && via.empty()) continue;
       const bool cross = !visible;
       auto it = f.helpers.find(fn.name);
@@ -547,7 +538,7 @@ std::vector<std::pair<const Block*, std::string>> gluedFunctions(const Glue& glu
   for (const Block& cls : f.classes) {
     bool visible = false;
     std::string via;
-    glue.reasons(f, cls.uses, visible, via);
+    glue.reasons(f, cls, visible, via);
     if (!visible && !via.empty()) out.emplace_back(&cls, std::move(via));
   }
   return out;
@@ -611,31 +602,66 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
   }
 }
 
+/// The first look at a file's text (see Scan).
+Scan scanText(const std::string& path, std::string_view text) {
+  std::map<std::string, std::string> declared;
+  declaredExtensions(path, text, declared);
+  Scan scan;
+  for (auto& [name, _] : declared) scan.declared.push_back(name);
+  scan.may_import = mayImportExtension(text);
+  return scan;
+}
+
 }  // namespace
 
 void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                           sdk::FindingSink& sink) {
   if (!rules.get(kAutogradFunction) && !rules.get(kExtensionImport)) return;
   // The files are read one at a time, up to twice, and only summaries are kept: holding
-  // every file's text at once cost hundreds of megabytes on large repositories.
+  // every file's text at once cost hundreds of megabytes on large repositories. A file whose
+  // memo a run kept is not read at all.
   std::vector<PyFile> files;
+  std::vector<Scan> scans;
+  std::vector<char> summarised, fresh;  ///< per file: summary in hand; memo to (re)write
   std::map<std::string, std::string> declared;
   bool candidate = false;
   for (const auto& entry : workspace.files()) {
     if (entry.language != sdk::Language::Python || inSkippedDir(entry.path, options.skip_dirs)) continue;
-    const auto text = workspace.read(entry.path);
-    if (!text) continue;
     PyFile f;
     f.path = entry.path;
     f.dotted = dottedName(entry.path, f.package);
+    Scan scan;
+    bool summary = false;
+    const auto memo = workspace.recall(entry.path, kMemoKind);
+    const bool recalled = memo && decodeMemo(*memo, scan, f, summary);
+    if (!recalled) {
+      const auto text = workspace.read(entry.path);
+      if (!text) continue;
+      scan = scanText(entry.path, *text);
+    }
+    for (const std::string& name : scan.declared) declared.emplace(name, entry.path);
+    candidate = candidate || scan.may_import;
     files.push_back(std::move(f));
-    declaredExtensions(entry.path, *text, declared);
-    candidate = candidate || mayImportExtension(*text);
+    scans.push_back(std::move(scan));
+    summarised.push_back(summary);
+    fresh.push_back(!recalled);
   }
+  auto rememberFresh = [&] {
+    for (std::size_t i = 0; i < files.size(); ++i)
+      if (fresh[i])
+        workspace.remember(files[i].path, kMemoKind,
+                           encodeMemo(scans[i], summarised[i] ? &files[i] : nullptr));
+  };
   // Most repositories have no compiled extension: stop before reading the files closely.
-  if (!candidate && declared.empty()) return;
-  for (PyFile& f : files)
-    if (auto text = workspace.read(f.path)) parse(split(std::move(*text)), f);
+  if (!candidate && declared.empty()) return rememberFresh();
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (summarised[i]) continue;
+    if (auto text = workspace.read(files[i].path)) {
+      parse(split(std::move(*text)), files[i]);
+      summarised[i] = fresh[i] = true;
+    }
+  }
+  rememberFresh();
   Glue glue(files, declared);
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
   glue.propagate();

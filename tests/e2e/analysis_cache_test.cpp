@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "support/test_support.hpp"
@@ -98,6 +99,103 @@ TEST_F(AnalysisCache, ARepositoryPassIsRunAgainWhenAFileItReadChanges) {
   ASSERT_EQ(analyze("fresh", "--no-cache").exit_code, 0);
   EXPECT_EQ(findings("warm")["findings"], findings("fresh")["findings"]);
   EXPECT_NE(findings("warm")["findings"], findings("cold")["findings"]) << "the deps pass saw the new line";
+}
+
+/// The test plugin `passes` alone (two repository passes), logging what its passes do.
+class RepositoryPasses : public AnalysisCache {
+ protected:
+  test::CommandResult analyzeWithPasses(const std::string& name, const std::string& extra = "") const {
+    std::error_code ec;
+    fs::remove(log(), ec);
+    return run("MIGRATE_TEST_PASSES_LOG=" + quote(log().string()) + " " + quote(test::cli().string()) +
+               " run " + quote((test::sourceDir() / "pipelines" / "analyze-only.yaml").string()) +
+               " --source " + quote(repo().string()) + " --output " +
+               quote((dir_ / ("out-" + name)).string()) + " --plugin-dir " +
+               quote(test::testPluginDir().string()) + " --set plugins=null --set plugins.passes={} --set " +
+               quote("cache.dir=" + cacheDir().string()) + " " + extra);
+  }
+  fs::path log() const { return dir_ / "passes.log"; }
+  /// The log's lines that start with `prefix`, without it.
+  std::vector<std::string> logged(const std::string& prefix) const {
+    std::vector<std::string> out;
+    std::istringstream in(fs::exists(log()) ? readFile(log()) : "");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind(prefix, 0) == 0) out.push_back(line.substr(prefix.size()));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  json finding(const std::string& name, const std::string& rule) const {
+    const json doc = findings(name);
+    for (const auto& f : doc["findings"])
+      if (f["rule_id"] == rule) return f;
+    return nullptr;
+  }
+  std::vector<std::string> pythonFiles() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::recursive_directory_iterator(repo()))
+      if (e.path().extension() == ".py") out.push_back(fs::relative(e.path(), repo()).generic_string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+TEST_F(RepositoryPasses, EachPassIsCachedOnItsOwnAndKeepsItsPerFileMemos) {
+  writeFile(repo() / "notes.txt", "PASSES-MARK\n");
+  auto cold = analyzeWithPasses("cold");
+  ASSERT_EQ(cold.exit_code, 0) << cold.output;
+  EXPECT_EQ(logged("run "), (std::vector<std::string>{"python-lines", "text-files"}));
+  const std::vector<std::string> read = logged("read ");
+  for (const std::string& py : pythonFiles())
+    EXPECT_TRUE(std::binary_search(read.begin(), read.end(), py)) << py << " was not read";
+  EXPECT_TRUE(logged("recalled ").empty()) << "a cold cache has no memo";
+  ASSERT_FALSE(finding("cold", "PAS-001").is_null()) << cold.output;
+  ASSERT_FALSE(finding("cold", "PAS-002").is_null()) << cold.output;
+
+  auto warm = analyzeWithPasses("warm");
+  ASSERT_EQ(warm.exit_code, 0) << warm.output;
+  EXPECT_TRUE(logged("run ").empty()) << "nothing changed: both passes come from the cache";
+  EXPECT_EQ(findings("warm")["findings"], findings("cold")["findings"]);
+
+  // One Python file changed: only the pass that read it runs, and it reads only that file.
+  writeFile(repo() / "train.py", readFile(repo() / "train.py") + "\n# one more line\n");
+  auto changed = analyzeWithPasses("changed");
+  ASSERT_EQ(changed.exit_code, 0) << changed.output;
+  EXPECT_EQ(logged("run "), std::vector<std::string>{"python-lines"});
+  EXPECT_EQ(logged("read "), std::vector<std::string>{"train.py"});
+  std::vector<std::string> others = pythonFiles();
+  std::erase(others, "train.py");
+  EXPECT_EQ(logged("recalled "), others);
+  EXPECT_NE(finding("changed", "PAS-002")["message"], finding("cold", "PAS-002")["message"]);
+  EXPECT_EQ(finding("changed", "PAS-001"), finding("cold", "PAS-001"));
+
+  // A text file changed: only the other pass runs.
+  writeFile(repo() / "notes.txt", "no mark now\n");
+  auto text = analyzeWithPasses("text");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_EQ(logged("run "), std::vector<std::string>{"text-files"});
+  EXPECT_TRUE(finding("text", "PAS-001").is_null());
+
+  // Without the cache there is no memo, and everything is read; the findings are the same.
+  auto uncached = analyzeWithPasses("uncached", "--no-cache");
+  ASSERT_EQ(uncached.exit_code, 0) << uncached.output;
+  EXPECT_TRUE(logged("recalled ").empty());
+  EXPECT_EQ(findings("uncached")["findings"], findings("text")["findings"]);
+}
+
+TEST_F(RepositoryPasses, AMemoBelongsToOneContentOfTheFile) {
+  ASSERT_EQ(analyzeWithPasses("cold").exit_code, 0);
+  const std::string original = readFile(repo() / "train.py");
+  writeFile(repo() / "train.py", original + "\nx = 1\n");
+  ASSERT_EQ(analyzeWithPasses("edited").exit_code, 0);
+  EXPECT_EQ(logged("read "), std::vector<std::string>{"train.py"}) << "the first memo is not this content's";
+  // Back to the first content: the pass runs (its entry is the edited run's), and every file,
+  // train.py included, comes from a memo.
+  writeFile(repo() / "train.py", original);
+  ASSERT_EQ(analyzeWithPasses("restored").exit_code, 0);
+  EXPECT_EQ(logged("run "), std::vector<std::string>{"python-lines"});
+  EXPECT_TRUE(logged("read ").empty());
+  EXPECT_EQ(logged("recalled "), pythonFiles());
+  EXPECT_EQ(findings("restored")["findings"], findings("cold")["findings"]);
 }
 
 TEST_F(AnalysisCache, ABrokenEntryIsIgnoredWithADiagnosticAndRewritten) {

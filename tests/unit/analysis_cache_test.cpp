@@ -169,8 +169,20 @@ TEST(AnalysisCacheKeys, EveryInputChangesTheKey) {
   const std::vector<sdk::FileEntry> files{{"a.py", 10, sdk::Language::Python}};
   const std::vector<sdk::FileEntry> more{{"a.py", 10, sdk::Language::Python},
                                          {"b.cu", 4, sdk::Language::Cuda}};
-  EXPECT_NE(repositoryKey("c", "deps", files), repositoryKey("c", "deps", more));
-  EXPECT_NE(repositoryKey("c", "deps", files), repositoryKey("c", "device", files));
+  const Key inventory = inventoryDigest(files);
+  EXPECT_NE(inventory, inventoryDigest(more));
+  EXPECT_NE(repositoryKey("c", "deps/repository", inventory),
+            repositoryKey("c", "deps/repository", inventoryDigest(more)));
+  EXPECT_NE(repositoryKey("c", "deps/repository", inventory),
+            repositoryKey("c", "device/repository", inventory));
+  EXPECT_NE(repositoryKey("c", "ops/native", inventory), repositoryKey("c", "ops/glue", inventory));
+  const Key hash = contentHash("import torch\n");
+  const Key memo = memoKey("c", "ops/glue", "summary/1", "a.py", hash);
+  EXPECT_NE(memo, memoKey("c2", "ops/glue", "summary/1", "a.py", hash));
+  EXPECT_NE(memo, memoKey("c", "ops/native", "summary/1", "a.py", hash));
+  EXPECT_NE(memo, memoKey("c", "ops/glue", "summary/2", "a.py", hash));
+  EXPECT_NE(memo, memoKey("c", "ops/glue", "summary/1", "b.py", hash));
+  EXPECT_NE(memo, memoKey("c", "ops/glue", "summary/1", "a.py", contentHash("import torch \n")));
 }
 
 TEST(AnalysisCacheKeys, TheBuildsNameTheExecutableByItsBuildId) {

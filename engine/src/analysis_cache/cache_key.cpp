@@ -164,12 +164,26 @@ Key contentHash(std::string_view content) {
   return hashParts({content});
 }
 
-Key repositoryKey(std::string_view context, const std::string& plugin,
-                  const std::vector<sdk::FileEntry>& files) {
+Key inventoryDigest(const std::vector<sdk::FileEntry>& files) {
   std::string inventory;
   for (const sdk::FileEntry& f : files)
     inventory += f.path + '\0' + std::to_string(static_cast<int>(f.language)) + '\n';
-  return hashParts({"repository", context, plugin, inventory});
+  return hashParts({inventory});
+}
+
+namespace {
+std::string_view bytes(const Key& key) {
+  return {reinterpret_cast<const char*>(key.data()), key.size()};
+}
+}  // namespace
+
+Key repositoryKey(std::string_view context, std::string_view pass, const Key& inventory) {
+  return hashParts({"repository", context, pass, bytes(inventory)});
+}
+
+Key memoKey(std::string_view context, std::string_view pass, std::string_view kind, std::string_view path,
+            const Key& content_hash) {
+  return hashParts({"memo", context, pass, kind, path, bytes(content_hash)});
 }
 
 }  // namespace migrate::cache

@@ -30,10 +30,17 @@ Key fileKey(std::string_view context, std::string_view path, std::string_view co
 /// XXH3-128 of a file's content: what a repository entry records of each file its pass read.
 Key contentHash(std::string_view content);
 
-/// The key of plugin `plugin`'s repository pass: the run context, the plugin's name and the
-/// inventory (paths and languages; the contents it reads are checked through the entry).
-Key repositoryKey(std::string_view context, const std::string& plugin,
-                  const std::vector<sdk::FileEntry>& files);
+/// What a repository pass's key takes of the inventory: its paths and languages (the contents a
+/// pass reads are checked through its entry). Computed once per run.
+Key inventoryDigest(const std::vector<sdk::FileEntry>& files);
+
+/// The key of one repository pass: the run context, "plugin/pass" and the inventory's digest.
+Key repositoryKey(std::string_view context, std::string_view pass, const Key& inventory);
+
+/// The key of a repository pass's memo of one file (WorkspaceView::remember): the run context,
+/// "plugin/pass", the memo's kind, the file's path and its content hash.
+Key memoKey(std::string_view context, std::string_view pass, std::string_view kind, std::string_view path,
+            const Key& content_hash);
 
 /// "build-id <hex>" of each loaded ELF object (the executable, its libraries and `plugins`'
 /// libraries) that is not another plugin, sorted by name; objects without a build id are named

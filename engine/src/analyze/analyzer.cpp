@@ -184,14 +184,38 @@ cache::FileAnalysis analyzeFile(const std::string& path, std::optional<std::stri
   return a;
 }
 
-/// What one plugin's repository pass reported.
-struct RepositoryResult {
+/// One repository pass of one plugin, and what it reported.
+struct RepositoryTask {
+  const ActivePlugin* plugin = nullptr;
+  sdk::RepositoryPass pass;
+  std::string name;  ///< "plugin/pass": its cache entry and its memos are named by it
   std::vector<sdk::Finding> findings;
   std::vector<sdk::Diagnostic> diagnostics;
 };
 
-/// The cached result of `plugin`'s repository pass when every file it read is unchanged.
-std::optional<cache::RepositoryAnalysis> cachedPass(cache::ContentHashes& hashes, const std::string& plugin,
+/// Every plugin's repository passes, in plugin order (a plugin that fails to list them gets a
+/// plugin-error and none).
+std::vector<RepositoryTask> repositoryTasks(const std::vector<ActivePlugin>& plugins,
+                                            std::vector<sdk::Diagnostic>& diagnostics) {
+  std::vector<RepositoryTask> tasks;
+  for (const ActivePlugin& p : plugins) {
+    std::vector<sdk::RepositoryPass> passes;
+    guarded(*p.loaded, "", "repositoryPasses", diagnostics,
+            [&] { passes = p.loaded->plugin->repositoryPasses(); });
+    for (sdk::RepositoryPass& pass : passes) {
+      if (!pass.run) continue;
+      RepositoryTask t;
+      t.plugin = &p;
+      t.name = p.loaded->info.name + "/" + pass.name;
+      t.pass = std::move(pass);
+      tasks.push_back(std::move(t));
+    }
+  }
+  return tasks;
+}
+
+/// The cached result of a repository pass when every file it read is unchanged.
+std::optional<cache::RepositoryAnalysis> cachedPass(cache::ContentHashes& hashes, const std::string& pass,
                                                     CacheUse& cache, const cache::Key& key,
                                                     std::vector<sdk::Diagnostic>& diagnostics) {
   auto bytes = cache.store.find(key);
@@ -200,7 +224,7 @@ std::optional<cache::RepositoryAnalysis> cachedPass(cache::ContentHashes& hashes
   auto entry = cache::decodeRepository(*bytes, why);
   if (!entry) {
     diagnostics.push_back({sdk::Severity::Info, "cache-entry-ignored", "", 0,
-                           "analysis cache entry of " + plugin + "'s repository pass ignored (" + why +
+                           "analysis cache entry of the repository pass " + pass + " ignored (" + why +
                                "); run anew and rewritten"});
     return std::nullopt;
   }
@@ -209,31 +233,29 @@ std::optional<cache::RepositoryAnalysis> cachedPass(cache::ContentHashes& hashes
   return entry;
 }
 
-/// One plugin's repository pass: from the cache while the files it read are unchanged, else run
-/// (through a view that records what it reads, for the cache).
-void repositoryPass(const Workspace& workspace, const ActivePlugin& p, CacheUse* cache,
-                    cache::ContentHashes* hashes, RepositoryResult& out) {
-  const std::string& name = p.loaded->info.name;
-  cache::Key key{};
-  std::vector<sdk::Diagnostic> cache_notes;  // about the cache, not the pass: never cached
-  if (cache) {
-    key = cache::repositoryKey(cache->context, name, workspace.files());
-    if (auto hit = cachedPass(*hashes, name, *cache, key, cache_notes)) {
-      out.findings = std::move(hit->findings);
-      out.diagnostics = std::move(hit->diagnostics);
-      return;
-    }
+/// One repository pass: from the cache while the files it read are unchanged, else run (through
+/// a view that records what it reads and keeps its memos, for the cache).
+void repositoryPass(const Workspace& workspace, RepositoryTask& task, CacheUse* cache,
+                    cache::ContentHashes* hashes, const cache::Key& inventory) {
+  const LoadedPlugin& plugin = *task.plugin->loaded;
+  CollectingSink sink(task.findings, task.diagnostics, plugin.info.domain);
+  const std::string hook = "repository pass " + task.pass.name;
+  if (!cache) {
+    guarded(plugin, "", hook.c_str(), task.diagnostics, [&] { task.pass.run(workspace, sink); });
+    return;
   }
-  CollectingSink sink(out.findings, out.diagnostics, p.loaded->info.domain);
-  cache::RecordingWorkspace recording(workspace);
-  guarded(*p.loaded, "", "analyzeRepository", out.diagnostics, [&] {
-    p.loaded->plugin->analyzeRepository(cache ? static_cast<const sdk::WorkspaceView&>(recording) : workspace,
-                                        sink);
-  });
-  if (cache)
-    cache->store.put(
-        key, cache::encode(cache::RepositoryAnalysis{recording.reads(), out.findings, out.diagnostics}));
-  std::move(cache_notes.begin(), cache_notes.end(), std::back_inserter(out.diagnostics));
+  const cache::Key key = cache::repositoryKey(cache->context, task.name, inventory);
+  std::vector<sdk::Diagnostic> cache_notes;  // about the cache, not the pass: never cached
+  if (auto hit = cachedPass(*hashes, task.name, *cache, key, cache_notes)) {
+    task.findings = std::move(hit->findings);
+    task.diagnostics = std::move(hit->diagnostics);
+    return;
+  }
+  cache::RecordingWorkspace recording(workspace, *hashes, cache->store, cache->context, task.name);
+  guarded(plugin, "", hook.c_str(), task.diagnostics, [&] { task.pass.run(recording, sink); });
+  cache->store.put(
+      key, cache::encode(cache::RepositoryAnalysis{recording.reads(), task.findings, task.diagnostics}));
+  std::move(cache_notes.begin(), cache_notes.end(), std::back_inserter(task.diagnostics));
 }
 
 }  // namespace
@@ -255,24 +277,28 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
   const std::unordered_set<std::string> roots = projectRoots(workspace);
   model.inventory.python_files = python.size();
 
+  // The repository passes are the longest tasks: they go first, beside the files.
+  std::vector<RepositoryTask> passes = repositoryTasks(plugins, model.diagnostics);
   const unsigned workers = static_cast<unsigned>(
       std::max(1, std::min<int>(static_cast<int>(threadsFor(jobs)),
-                                static_cast<int>(std::max<std::size_t>(python.size() + plugins.size(), 1)))));
+                                static_cast<int>(std::max<std::size_t>(python.size() + passes.size(), 1)))));
   std::vector<WorkerResult> results(workers);
-  // The repository passes are the longest tasks: they go first, beside the files.
-  std::vector<RepositoryResult> passes(plugins.size());
-  const std::size_t tasks = plugins.size() + python.size();
+  const std::size_t tasks = passes.size() + python.size();
   std::atomic<std::size_t> next{0};
   std::optional<cache::ContentHashes> hashes;
-  if (cache) hashes.emplace(workspace);
+  cache::Key inventory{};
+  if (cache) {
+    hashes.emplace(workspace);
+    inventory = cache::inventoryDigest(workspace.files());
+  }
   progress.begin("analyze", python.size());
   auto work = [&](WorkerResult& out) {
     for (std::size_t task = next++; task < tasks; task = next++) {
-      if (task < plugins.size()) {
-        repositoryPass(workspace, plugins[task], cache, hashes ? &*hashes : nullptr, passes[task]);
+      if (task < passes.size()) {
+        repositoryPass(workspace, passes[task], cache, hashes ? &*hashes : nullptr, inventory);
         continue;
       }
-      const sdk::FileEntry& file = *python[task - plugins.size()];
+      const sdk::FileEntry& file = *python[task - passes.size()];
       bool from_cache = false;
       bool unreadable = false;
       cache::FileAnalysis a =

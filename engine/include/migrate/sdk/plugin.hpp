@@ -3,6 +3,7 @@
 /// MIGRATE_DEFINE_PLUGIN: a handshake the host checks first, and a factory.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -86,6 +87,12 @@ class MIGRATE_SDK_VISIBLE PluginContext {
   virtual void logWarning(std::string_view message) const = 0;
 };
 
+/// One repository pass of a plugin (see Plugin::repositoryPasses).
+struct RepositoryPass {
+  std::string name;  ///< unique within the plugin, e.g. "native-sources"; names its cache entry
+  std::function<void(const WorkspaceView&, FindingSink&)> run;
+};
+
 class MIGRATE_SDK_VISIBLE Plugin {
  public:
   virtual ~Plugin() = default;
@@ -103,6 +110,16 @@ class MIGRATE_SDK_VISIBLE Plugin {
   virtual void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const {
     (void)workspace;
     (void)sink;
+  }
+  /// The repository passes, called once per run (the list is asked for once, after configure).
+  /// Each pass is a task of its own on the analysis threads, cached on its own: it runs again only
+  /// when a file it read changed. A plugin with independent scans (native sources, build files,
+  /// Python glue) lists them apart, so one changed file reruns only the scans that read it. The
+  /// default is one pass, "repository", that calls analyzeRepository.
+  virtual std::vector<RepositoryPass> repositoryPasses() const {
+    return {{"repository", [this](const WorkspaceView& workspace, FindingSink& sink) {
+               analyzeRepository(workspace, sink);
+             }}};
   }
   /// Called once per run in the plan stage, after the engine's bottleneck list: whole-repository
   /// passes over the findings (e.g. the task-phase matrix).

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace migrate::sdk {
@@ -23,6 +24,26 @@ class WorkspaceView {
   virtual const std::vector<FileEntry>& files() const = 0;
   /// Contents of a file in `files()`; nullopt when it cannot be read.
   virtual std::optional<std::string> read(const std::string& path) const = 0;
+
+  /// Per-file memos of a repository pass, for passes that summarise every file of a kind and then
+  /// combine the summaries (so that one changed file costs one summary, not all of them).
+  /// `remember` stores `value` under `kind` for the content this pass last `read()` of `path`;
+  /// `recall` returns what a run stored for the file's current content (its path, the plugin's
+  /// build and options, the pass and `kind` alike), and counts as reading the file: the pass's
+  /// cached result then depends on it. Without the analysis cache (`--no-cache`, or outside a
+  /// run) `recall` finds nothing and `remember` does nothing. A value comes from disk: decode it
+  /// defensively and treat a value that does not decode as not found. Change `kind` (e.g.
+  /// "summary/2") when the value's format changes.
+  virtual std::optional<std::string> recall(const std::string& path, std::string_view kind) const {
+    (void)path;
+    (void)kind;
+    return std::nullopt;
+  }
+  virtual void remember(const std::string& path, std::string_view kind, std::string value) const {
+    (void)path;
+    (void)kind;
+    (void)value;
+  }
 };
 
 }  // namespace migrate::sdk
