@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "acquire/ignore_candidates.hpp"
 #include "migrate/engine/workspace.hpp"
 #include "support/test_support.hpp"
 
@@ -105,6 +106,97 @@ TEST(Inventory, ThreadsFindWhatOneThreadFinds) {
       EXPECT_EQ(diags[i].code, one_diags[i].code) << threads;
     }
   }
+}
+
+/// The files `git ls-files` takes for untracked and not ignored under `sub` ("" for all), relative
+/// to `sub`, sorted: git's own reading of the same ignore files.
+std::vector<std::string> gitUntracked(const std::filesystem::path& repo, const std::string& sub) {
+  const auto r = test::run("git -C " + test::quote(repo.string()) +
+                           " ls-files --others --exclude-standard -z" + (sub.empty() ? "" : " -- " + sub));
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < r.output.size()) {
+    const std::size_t end = r.output.find('\0', at);
+    std::string path = r.output.substr(at, end - at);
+    out.push_back(sub.empty() ? path : path.substr(sub.size() + 1));
+    at = end == std::string::npos ? r.output.size() : end + 1;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Inventory, AsksLibgit2OnlyWhatAnIgnorePatternCouldMatchAndKeepsItsAnswers) {
+  // Names that the ignore files below match, miss, match only as directories or only in some
+  // directories; the inventory must list exactly what git lists, however the candidates filter.
+  TempDir dir;
+  ASSERT_EQ(test::run("git init -q " + test::quote(dir.path().string())).exit_code, 0);
+  writeFile(dir / "global-excludes", "*.swp\nsecrets.txt\n");
+  ASSERT_EQ(test::run("git -C " + test::quote(dir.path().string()) + " config core.excludesFile " +
+                      test::quote((dir / "global-excludes").string()))
+                .exit_code,
+            0);
+  writeFile(dir / ".git/info/exclude", "local-only.py\n");
+  writeFile(dir / ".gitignore",
+            "# comment\n*.py[co]\n?.tmp\n/anchored.py\ndocs/*.md\n**/cache_*\nout/\n[Bb]uild*\n!keep.pyc\n"
+            "*~\n   \nVersion\n");
+  writeFile(dir / "pkg/.gitignore", "nested_only.py\n!important.tmp\nsub/deep/\n");
+  writeFile(dir / "src/.gitignore", "logs/**\n");  // every name below src/ is a candidate
+  const std::vector<std::string> names = {
+      "a.py",     "a.pyc",   "keep.pyc",    "x.tmp",         "xy.tmp",         "important.tmp", "anchored.py",
+      "notes.md", "cache_a", "Build.py",    "build",         "rebuild.py",     "file.txt~",     "Version",
+      "version",  "x.swp",   "secrets.txt", "local-only.py", "nested_only.py", "README.md",     "setup.py"};
+  const std::vector<std::string> dirs = {"",          "pkg/", "pkg/sub/", "pkg/sub/deep/", "docs/",
+                                         "docs/api/", "out/", "logs/",    "src/logs/x/",   "src/anchored/"};
+  for (const std::string& d : dirs)
+    for (const std::string& n : names) writeFile(dir / (d + n), "x = 1\n");
+  writeFile(dir / "global-excludes", "*.swp\nsecrets.txt\n");  // it is itself a file of the tree
+  for (unsigned threads : {1u, 2u}) {
+    InventoryOptions opts;
+    opts.threads = threads;
+    std::vector<sdk::Diagnostic> diags;
+    EXPECT_EQ(paths(buildInventory(dir.path(), opts, diags)), gitUntracked(dir.path(), "")) << threads;
+    // A root below the work tree: the ignore files above it apply too.
+    EXPECT_EQ(paths(buildInventory(dir / "pkg", opts, diags)), gitUntracked(dir.path(), "pkg")) << threads;
+    EXPECT_EQ(paths(buildInventory(dir / "docs", opts, diags)), gitUntracked(dir.path(), "docs")) << threads;
+  }
+  // A root inside an ignored directory: everything in it is ignored, as libgit2 answers.
+  std::vector<sdk::Diagnostic> diags;
+  EXPECT_TRUE(paths(buildInventory(dir / "src" / "logs" / "x", {}, diags)).empty());
+}
+
+TEST(IgnoreCandidates, ANameNoPositivePatternCanMatchIsNoCandidate) {
+  const auto c =
+      IgnoreCandidates::empty()->with("# c\n*.py[co]\n/top.py\na/b/c.txt\nbuild/\n!kept.py\nName\n*~\n");
+  EXPECT_TRUE(c->mayMatch("x.pyc", "dir"));
+  EXPECT_TRUE(c->mayMatch("X.PYO", "dir")) << "case is folded: a superset of core.ignorecase";
+  EXPECT_TRUE(c->mayMatch("top.py", "dir")) << "anchored patterns name their last component";
+  EXPECT_TRUE(c->mayMatch("c.txt", "b")) << "a/b/c.txt: a c.txt in a directory b";
+  EXPECT_FALSE(c->mayMatch("c.txt", "dir"));
+  EXPECT_TRUE(c->mayMatch("name", "dir"));
+  EXPECT_TRUE(c->mayMatch("file~", "dir"));
+  EXPECT_FALSE(c->mayMatch("x.py", "dir"));
+  EXPECT_FALSE(c->mayMatch("build", "dir")) << "a directory-only pattern matches no file";
+  EXPECT_TRUE(c->mayMatch("build", "dir", true)) << "but a directory";
+  EXPECT_TRUE(c->mayMatch("Name", "dir", true)) << "a pattern without a slash at its end matches both";
+  EXPECT_FALSE(c->mayMatch("src", "dir", true));
+  EXPECT_FALSE(c->mayMatch("kept.py", "dir")) << "a negation ignores nothing";
+  EXPECT_FALSE(c->mayMatch("# c", "dir"));
+  EXPECT_FALSE(IgnoreCandidates::empty()->mayMatch("anything", "dir"));
+  const auto scoped = IgnoreCandidates::empty()->with("experimental/*\n**/logs/*.txt\n/rooted\n");
+  EXPECT_TRUE(scoped->mayMatch("x.py", "experimental"));
+  EXPECT_FALSE(scoped->mayMatch("x.py", "src"))
+      << "`experimental/*` matches only in a directory experimental";
+  EXPECT_TRUE(scoped->mayMatch("a.txt", "logs"));
+  EXPECT_FALSE(scoped->mayMatch("a.txt", "src"));
+  EXPECT_TRUE(scoped->mayMatch("rooted", "anywhere")) << "a leading slash names no directory";
+  EXPECT_TRUE(IgnoreCandidates::empty()->with("**/x.py\n")->mayMatch("x.py", "any"));
+  EXPECT_TRUE(IgnoreCandidates::empty()->with("a/**/x.py\n")->mayMatch("x.py", "any"));
+  // What the reading does not follow makes every name a candidate.
+  for (const char* odd : {"\\#literal\n", "logs/**\n", "caf\xc3\xa9\n", "[abc\n"})
+    EXPECT_TRUE(IgnoreCandidates::empty()->with(odd)->mayMatch("plain.py", "dir")) << odd;
+  EXPECT_TRUE(IgnoreCandidates::empty()->withEverything()->mayMatch("plain.py", "dir"));
+  EXPECT_TRUE(IgnoreCandidates::empty()->with("  spaced.py\n")->mayMatch("spaced.py", "dir"))
+      << "leading blanks: libgit2 drops them";
 }
 
 TEST(Inventory, IncludeAndExcludeGlobs) {

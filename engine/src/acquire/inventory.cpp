@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <exception>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <tuple>
 
 #include "acquire/git_session.hpp"
+#include "acquire/ignore_candidates.hpp"
 #include "migrate/engine/workspace.hpp"
 #include "migrate/sdk/glob.hpp"
 
@@ -63,13 +65,75 @@ class IgnoreRules {
 
   bool ignored(const std::string& rel, bool is_dir) const {
     if (!repo_) return false;
-    int result = 0;
-    const std::string p = prefix_ + rel + (is_dir ? "/" : "");
-    if (git_ignore_path_is_ignored(&result, repo_.get(), p.c_str()) != 0) return false;
-    return result == 1;
+    return ignoredInWorkdir(prefix_ + rel + (is_dir ? "/" : ""));
+  }
+
+  /// The candidates of every ignore source that applies above the walk's root: the global
+  /// excludes (core.excludesFile and the XDG default, both read), info/exclude, and the .gitignore
+  /// files from the work tree down to the root's parent. Every name is one when the root lies
+  /// in an ignored directory (libgit2 then ignores everything below).
+  std::shared_ptr<const IgnoreCandidates> candidatesAboveRoot() const {
+    auto candidates = IgnoreCandidates::empty()->with(".git\n");
+    if (!repo_) return candidates;
+    std::vector<fs::path> sources;
+    git_config* config = nullptr;
+    if (git_repository_config_snapshot(&config, repo_.get()) == 0) {
+      git_buf path = GIT_BUF_INIT;
+      if (git_config_get_path(&path, config, "core.excludesfile") == 0) sources.emplace_back(path.ptr);
+      git_buf_dispose(&path);
+      git_config_free(config);
+    }
+    if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
+      sources.push_back(fs::path(xdg) / "git" / "ignore");
+    else if (const char* home = std::getenv("HOME"); home && *home)
+      sources.push_back(fs::path(home) / ".config" / "git" / "ignore");
+    sources.push_back(fs::path(git_repository_path(repo_.get())) / "info" / "exclude");
+    if (!prefix_.empty()) {
+      const fs::path workdir = git_repository_workdir(repo_.get());
+      fs::path dir = workdir;
+      sources.push_back(dir / ".gitignore");
+      const fs::path rel(prefix_);
+      for (auto part = rel.begin(); part != rel.end(); ++part) {
+        if (part->empty()) continue;
+        if (std::next(part) == rel.end() || std::next(part)->empty()) break;  // the root's own: the walk's
+        dir /= *part;
+        sources.push_back(dir / ".gitignore");
+      }
+      if (ignoredInWorkdir(prefix_)) return candidates->withEverything();
+    }
+    for (const fs::path& source : sources) candidates = withIgnoreFile(std::move(candidates), source);
+    return candidates;
+  }
+
+  /// `candidates` plus the patterns of the ignore file at `path` (the same when there is no such
+  /// file; every name when it cannot be read).
+  static std::shared_ptr<const IgnoreCandidates> withIgnoreFile(
+      std::shared_ptr<const IgnoreCandidates> candidates, const fs::path& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT || errno == ENOTDIR ? candidates : candidates->withEverything();
+    std::string text;
+    char buf[16384];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        ::close(fd);
+        return candidates->withEverything();
+      }
+      if (n == 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return candidates->with(text);
   }
 
  private:
+  bool ignoredInWorkdir(const std::string& path) const {
+    int result = 0;
+    if (git_ignore_path_is_ignored(&result, repo_.get(), path.c_str()) != 0) return false;
+    return result == 1;
+  }
+
   git::Session session_;
   git::Repository repo_;
   std::string prefix_;
@@ -185,19 +249,25 @@ namespace {
 
 /// The directories still to list, shared by the inventory's threads: a thread takes one, lists
 /// it, and puts back its subdirectories; the walk ends when none is left and no thread is listing.
+/// A directory to list, with the ignore candidates of the ignore files above it.
+struct PendingDirectory {
+  fs::path path;
+  std::shared_ptr<const IgnoreCandidates> candidates;
+};
+
 class DirectoryQueue {
  public:
-  explicit DirectoryQueue(fs::path root) { pending_.push_back(std::move(root)); }
-  std::optional<fs::path> take() {
+  explicit DirectoryQueue(PendingDirectory root) { pending_.push_back(std::move(root)); }
+  std::optional<PendingDirectory> take() {
     std::unique_lock lock(mutex_);
     ready_.wait(lock, [&] { return !pending_.empty() || busy_ == 0; });
     if (pending_.empty()) return std::nullopt;
-    fs::path dir = std::move(pending_.back());
+    PendingDirectory dir = std::move(pending_.back());
     pending_.pop_back();
     ++busy_;
     return dir;
   }
-  void push(fs::path dir) {
+  void push(PendingDirectory dir) {
     {
       std::lock_guard lock(mutex_);
       pending_.push_back(std::move(dir));
@@ -215,7 +285,7 @@ class DirectoryQueue {
  private:
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::vector<fs::path> pending_;
+  std::vector<PendingDirectory> pending_;
   int busy_ = 0;
 };
 
@@ -225,14 +295,16 @@ struct WalkResult {
   std::vector<sdk::Diagnostic> diagnostics;
 };
 
-void walk(const fs::path& root, const InventoryOptions& options, DirectoryQueue& queue, WalkResult& out) {
-  IgnoreRules ignore(root);  // one per thread: a libgit2 repository is not shared between threads
+/// One thread's share of the walk; `ignore` is the thread's own (a libgit2 repository is not
+/// shared between threads).
+void walk(const fs::path& root, const InventoryOptions& options, const IgnoreRules& ignore,
+          DirectoryQueue& queue, WalkResult& out) {
   std::vector<sdk::FileEntry>& files = out.files;
   auto diag = [&](sdk::Severity sev, const char* code, const std::string& rel, std::string msg) {
     out.diagnostics.push_back({sev, code, rel, 0, std::move(msg)});
   };
   while (const auto next = queue.take()) {
-    const fs::path& dir = *next;
+    const fs::path& dir = next->path;
     struct Done {  // the directory is finished however its listing ends
       DirectoryQueue& queue;
       ~Done() { queue.done(); }
@@ -244,6 +316,10 @@ void walk(const fs::path& root, const InventoryOptions& options, DirectoryQueue&
            "directory cannot be read: " + ec.message());
       continue;
     }
+    // This directory's .gitignore applies to its files and everything below.
+    const auto candidates = IgnoreRules::withIgnoreFile(next->candidates, dir / ".gitignore");
+    const std::string parent =
+        dir.filename().empty() ? dir.parent_path().filename().native() : dir.filename().native();
     for (; it != fs::directory_iterator(); it.increment(ec)) {
       const fs::path& p = it->path();
       const std::string rel = p.lexically_relative(root).generic_string();
@@ -258,12 +334,14 @@ void walk(const fs::path& root, const InventoryOptions& options, DirectoryQueue&
         continue;  // in-repository targets are analysed at their own path
       }
       if (fs::is_directory(link_status)) {
-        if (ignore.ignored(rel, true) || dirExcluded(rel, options)) continue;
-        queue.push(p);
+        if (dirExcluded(rel, options)) continue;
+        if (candidates->mayMatch(p.filename().native(), parent, true) && ignore.ignored(rel, true)) continue;
+        queue.push({p, candidates});
         continue;
       }
       if (!fs::is_regular_file(link_status)) continue;
-      if (ignore.ignored(rel, false) || !selected(rel, options)) continue;
+      if (!selected(rel, options)) continue;
+      if (candidates->mayMatch(p.filename().native(), parent) && ignore.ignored(rel, false)) continue;
       const std::uintmax_t size = it->file_size(ec);
       if (ec) {
         diag(sdk::Severity::Warning, "unreadable", rel, "file size cannot be read: " + ec.message());
@@ -301,12 +379,15 @@ Workspace buildInventory(const fs::path& root, const InventoryOptions& options,
   // libgit2's last shutdown frees the state of the thread that calls it only: this session outlives
   // the threads' own, so that it is this thread's (the others' go when they exit).
   const git::Session session;
-  DirectoryQueue queue(root);
+  const IgnoreRules first(root);  // the calling thread's; it also reads the ignore files above the root
+  DirectoryQueue queue({root, first.candidatesAboveRoot()});
   std::vector<WalkResult> results(threads);
   std::vector<std::exception_ptr> failures(threads);
   auto run = [&](unsigned t) {
     try {
-      walk(root, options, queue, results[t]);
+      if (t == 0) return walk(root, options, first, queue, results[t]);
+      const IgnoreRules own(root);
+      walk(root, options, own, queue, results[t]);
     } catch (...) {  // rethrown below, on the caller's thread, as before the walk had threads
       failures[t] = std::current_exception();
     }
