@@ -9,6 +9,8 @@
 // more than the propagation it saves.
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <type_traits>
 
 #include "glue_summary.hpp"
 
@@ -23,7 +25,12 @@ class Cursor {
   explicit Cursor(const Json& array) : array_(array.get_ref<const Json::array_t&>()) {}
   template <typename T>
   T next() {
-    return array_.at(at_++).get<T>();
+    const Json& value = array_.at(at_++);
+    // The library converts any number to an integer with a cast (undefined for a float out of
+    // range, which the fuzzer found): a count or an offset must be an unsigned integer.
+    if constexpr (std::is_same_v<T, std::size_t>)
+      if (!value.is_number_unsigned()) throw std::invalid_argument("not an unsigned integer");
+    return value.get<T>();
   }
   /// A count, refused when larger than what is left (a corrupt count must not allocate).
   std::size_t count() {
