@@ -198,6 +198,18 @@ TEST_F(RepositoryPasses, AMemoBelongsToOneContentOfTheFile) {
   EXPECT_EQ(findings("restored")["findings"], findings("cold")["findings"]);
 }
 
+TEST_F(RepositoryPasses, ASecondPassOfTheSameNameIsAPluginErrorAndNotRun) {
+  auto r = analyzeWithPasses("dup", "--set " + quote("plugins.passes={options: {duplicate_pass: true}}"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(logged("run "), (std::vector<std::string>{"python-lines", "text-files"})) << "each pass ran once";
+  bool named = false;
+  const json doc = findings("dup");
+  for (const auto& d : doc["diagnostics"])
+    named = named || (d["code"] == "plugin-error" &&
+                      d["message"].get<std::string>().find("'text-files' twice") != std::string::npos);
+  EXPECT_TRUE(named) << doc["diagnostics"].dump();
+}
+
 TEST_F(AnalysisCache, ABrokenEntryIsIgnoredWithADiagnosticAndRewritten) {
   ASSERT_EQ(analyze("cold").exit_code, 0);
   {

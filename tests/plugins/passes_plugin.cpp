@@ -24,17 +24,27 @@ void log(const std::string& line) {
 
 class PassesPlugin final : public Plugin {
  public:
-  PluginInfo info() const override { return {"passes", "0.0.1", "passes", "two repository passes", {}}; }
+  PluginInfo info() const override {
+    return {"passes",
+            "0.0.1",
+            "passes",
+            "two repository passes",
+            {{"duplicate_pass", OptionSpec::Type::Bool, "false", "list text-files a second time"}}};
+  }
   std::vector<RuleSource> ruleSources() const override {
     return {{"plugins/rules/passes.yaml", migrateEmbeddedRule("plugins/rules/passes.yaml")}};
   }
   void configure(const PluginContext& context) override {
+    duplicate_ = context.options().at("duplicate_pass").asBool();
     marked_ = &context.requireRule("PAS-001");
     lines_ = &context.requireRule("PAS-002");
   }
   std::vector<RepositoryPass> repositoryPasses() const override {
-    return {{"text-files", [this](const WorkspaceView& w, FindingSink& s) { textFiles(w, s); }},
-            {"python-lines", [this](const WorkspaceView& w, FindingSink& s) { pythonLines(w, s); }}};
+    std::vector<RepositoryPass> passes = {
+        {"text-files", [this](const WorkspaceView& w, FindingSink& s) { textFiles(w, s); }},
+        {"python-lines", [this](const WorkspaceView& w, FindingSink& s) { pythonLines(w, s); }}};
+    if (duplicate_) passes.push_back(passes.front());
+    return passes;
   }
 
  private:
@@ -72,6 +82,7 @@ class PassesPlugin final : public Plugin {
       sink.report(findingFrom(*lines_, first, {1, 1, 1, 2, 0, 1}, std::to_string(total) + " Python lines"));
   }
 
+  bool duplicate_ = false;
   const RuleInfo* marked_ = nullptr;
   const RuleInfo* lines_ = nullptr;
 };

@@ -194,7 +194,8 @@ struct RepositoryTask {
 };
 
 /// Every plugin's repository passes, in plugin order (a plugin that fails to list them gets a
-/// plugin-error and none).
+/// plugin-error and none). A pass's name is its cache entry's: a second pass of the same name is
+/// a plugin-error, and not run.
 std::vector<RepositoryTask> repositoryTasks(const std::vector<ActivePlugin>& plugins,
                                             std::vector<sdk::Diagnostic>& diagnostics) {
   std::vector<RepositoryTask> tasks;
@@ -202,8 +203,16 @@ std::vector<RepositoryTask> repositoryTasks(const std::vector<ActivePlugin>& plu
     std::vector<sdk::RepositoryPass> passes;
     guarded(*p.loaded, "", "repositoryPasses", diagnostics,
             [&] { passes = p.loaded->plugin->repositoryPasses(); });
+    std::unordered_set<std::string> names;
     for (sdk::RepositoryPass& pass : passes) {
       if (!pass.run) continue;
+      if (!names.insert(pass.name).second) {
+        diagnostics.push_back(
+            {sdk::Severity::Error, "plugin-error", "", 0,
+             "plugin " + p.loaded->info.name + " lists the repository pass '" + pass.name +
+                 "' twice; the second is not run (a pass's name must be unique in its plugin)"});
+        continue;
+      }
       RepositoryTask t;
       t.plugin = &p;
       t.name = p.loaded->info.name + "/" + pass.name;
