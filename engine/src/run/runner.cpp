@@ -10,6 +10,7 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -58,11 +59,13 @@ std::shared_ptr<spdlog::logger> makeLogger(const fs::path& log_file, const RunOp
   return logger;
 }
 
-/// Writes findings.json and the CSV tables with what the run has so far; false (logged) when
+/// Writes findings.json and the CSV tables with what the run has so far, side by side (both only
+/// read the model; on an unchanged re-run they were a tenth of the time); false (logged) when
 /// they cannot be written.
 bool persist(const MigrationModel& model, const fs::path& out, spdlog::logger& log) {
-  for (const Status& st :
-       {writeFindingsJson(model, out / "findings.json"), outputs::writeCsvTables(model, out)})
+  auto json = std::async(std::launch::async, [&] { return writeFindingsJson(model, out / "findings.json"); });
+  const Status csv = outputs::writeCsvTables(model, out);
+  for (const Status& st : {json.get(), csv})
     if (!st) {
       log.error("{}", st.error().message);
       return false;
