@@ -17,6 +17,7 @@
 #include <optional>
 #include <set>
 
+#include "acquire/git_session.hpp"
 #include "analysis_cache/cache_key.hpp"
 #include "analysis_cache/open_cache.hpp"
 #include "analyze/analyzer.hpp"
@@ -182,6 +183,9 @@ bool reportStage(MigrationModel& model, const PipelineSpec& spec, const fs::path
 }  // namespace
 
 int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
+  // libgit2 initialised once for the whole run: each first initialisation loads the system's CA
+  // certificates, and acquiring the source and the inventory would each do it again.
+  const git::Session git_session;
   const fs::path out = fs::absolute(spec.output);
   std::error_code ec;
   fs::create_directories(out, ec);
