@@ -69,9 +69,11 @@ class IgnoreRules {
   }
 
   /// The candidates of every ignore source that applies above the walk's root: the global
-  /// excludes (core.excludesFile and the XDG default, both read), info/exclude, and the .gitignore
-  /// files from the work tree down to the root's parent. Every name is one when the root lies
-  /// in an ignored directory (libgit2 then ignores everything below).
+  /// excludes (core.excludesFile, and both places of the XDG default), info/exclude (of the
+  /// repository and of its common directory), and the .gitignore files from the work tree down
+  /// to the root's parent. Reading more files than libgit2 only adds candidates; every name is
+  /// one when a source's place is unclear (a relative core.excludesFile) or when the root lies in
+  /// an ignored directory (libgit2 then ignores everything below).
   std::shared_ptr<const IgnoreCandidates> candidatesAboveRoot() const {
     auto candidates = IgnoreCandidates::empty()->with(".git\n");
     if (!repo_) return candidates;
@@ -82,12 +84,14 @@ class IgnoreRules {
       if (git_config_get_path(&path, config, "core.excludesfile") == 0) sources.emplace_back(path.ptr);
       git_buf_dispose(&path);
       git_config_free(config);
+      if (!sources.empty() && !sources.back().is_absolute()) return candidates->withEverything();
     }
     if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg)
       sources.push_back(fs::path(xdg) / "git" / "ignore");
-    else if (const char* home = std::getenv("HOME"); home && *home)
+    if (const char* home = std::getenv("HOME"); home && *home)
       sources.push_back(fs::path(home) / ".config" / "git" / "ignore");
     sources.push_back(fs::path(git_repository_path(repo_.get())) / "info" / "exclude");
+    sources.push_back(fs::path(git_repository_commondir(repo_.get())) / "info" / "exclude");
     if (!prefix_.empty()) {
       const fs::path workdir = git_repository_workdir(repo_.get());
       fs::path dir = workdir;
@@ -247,14 +251,14 @@ std::optional<std::string> Workspace::read(const std::string& path) const {
 
 namespace {
 
-/// The directories still to list, shared by the inventory's threads: a thread takes one, lists
-/// it, and puts back its subdirectories; the walk ends when none is left and no thread is listing.
 /// A directory to list, with the ignore candidates of the ignore files above it.
 struct PendingDirectory {
   fs::path path;
   std::shared_ptr<const IgnoreCandidates> candidates;
 };
 
+/// The directories still to list, shared by the inventory's threads: a thread takes one, lists
+/// it, and puts back its subdirectories; the walk ends when none is left and no thread is listing.
 class DirectoryQueue {
  public:
   explicit DirectoryQueue(PendingDirectory root) { pending_.push_back(std::move(root)); }
