@@ -277,6 +277,10 @@ class FactExtractor {
 
   // ---- the walk -----------------------------------------------------------------------------
 
+  void noteError(TSNode n) {
+    if (m_.first_error_line_ == 0) m_.first_error_line_ = ts_node_start_point(n).row + 1;
+  }
+
   /// Visits `n`, where `cursor_` stands (and stands again on return). `positional` counts the
   /// positional arguments before `n` when its parent is an argument list.
   void visit(TSNode n, int positional) {
@@ -289,9 +293,7 @@ class FactExtractor {
     const TSSymbol type = ts_node_symbol(n);
     bool descend = true;
     bool message = false;
-    if (type == sym_.error || ts_node_is_missing(n)) {
-      if (m_.first_error_line_ == 0) m_.first_error_line_ = ts_node_start_point(n).row + 1;
-    }
+    if (type == sym_.error || ts_node_is_missing(n)) noteError(n);
     if (type == sym_.import_statement || type == sym_.import_from_statement) {
       onImport(n);
       descend = false;
@@ -317,8 +319,13 @@ class FactExtractor {
         int before = 0;
         do {
           const TSNode c = ts_tree_cursor_current_node(&cursor_);
-          visit(c, before);
-          if (ts_node_is_named(c) && !is(c, sym_.keyword_argument) && !is(c, sym_.comment)) ++before;
+          const bool named = ts_node_is_named(c);
+          // An anonymous token (punctuation, a keyword) holds no fact; about half the nodes are.
+          if (named || ts_node_child_count(c) != 0)
+            visit(c, before);
+          else if (ts_node_is_missing(c))
+            noteError(c);
+          if (named && !is(c, sym_.keyword_argument) && !is(c, sym_.comment)) ++before;
         } while (ts_tree_cursor_goto_next_sibling(&cursor_));
         ts_tree_cursor_goto_parent(&cursor_);
       }
