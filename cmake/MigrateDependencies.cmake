@@ -8,7 +8,6 @@ find_package(CLI11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBGIT2 REQUIRED IMPORTED_TARGET libgit2>=1.5)
-pkg_check_modules(TREE_SITTER REQUIRED IMPORTED_TARGET tree-sitter)
 # The fleet's store (embedded SQLite: no server, one file, transactions, WAL for concurrent
 # readers) and its CSV tables (libcsv: RFC 4180 quoting and parsing of repos_file).
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3>=3.31)

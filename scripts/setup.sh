@@ -6,7 +6,7 @@ set -euo pipefail
 build_packages=(
   cmake g++ ninja-build pkg-config git ca-certificates clang-format
   libboost1.81-dev libboost-filesystem1.81-dev
-  libgit2-dev libyaml-cpp-dev libtree-sitter-dev libspdlog-dev libfmt-dev
+  libgit2-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libcsv-dev
   libxxhash-dev libre2-dev libjemalloc-dev
 )
