@@ -146,18 +146,55 @@ class IgnoreRules {
 
 /// The first bytes of a file, read once for the inventory's checks (binary, generated); empty
 /// when the file cannot be opened (then neither check applies, and reading it later says why).
-std::string_view probe(const fs::path& p, char (&buf)[kBinaryProbeBytes]) {
-  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
+/// A directory opened for openat/fstatat: a file is then found by its name, not its whole path
+/// again (-1, and whole paths, when it cannot be opened).
+struct DirectoryHandle {
+  explicit DirectoryHandle(const fs::path& dir)
+      : fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  ~DirectoryHandle() {
+    if (fd >= 0) ::close(fd);
+  }
+  DirectoryHandle(const DirectoryHandle&) = delete;
+  DirectoryHandle& operator=(const DirectoryHandle&) = delete;
+  int fd;
+};
+
+/// A file's size and its first bytes, from one open: `size` empty when it cannot be found out; an
+/// empty head when the file cannot be opened (the read of the analysis then reports it).
+struct FileHead {
+  std::optional<std::uintmax_t> size;
+  std::string_view head;
+  int error = 0;
+};
+
+FileHead probe(const DirectoryHandle& dir, const fs::path& p, char (&buf)[kBinaryProbeBytes]) {
+  const int base = dir.fd >= 0 ? dir.fd : AT_FDCWD;
+  const fs::path filename = p.filename();
+  const char* name = dir.fd >= 0 ? filename.c_str() : p.c_str();
+  FileHead out;
+  struct stat st {};
+  const int fd = ::openat(base, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (::fstatat(base, name, &st, 0) == 0)
+      out.size = static_cast<std::uintmax_t>(st.st_size);
+    else
+      out.error = errno;
+    return out;
+  }
+  if (::fstat(fd, &st) == 0)
+    out.size = static_cast<std::uintmax_t>(st.st_size);
+  else
+    out.error = errno;
   std::size_t n = 0;
-  while (n < sizeof buf) {
+  while (out.size && n < sizeof buf) {
     const ssize_t got = ::read(fd, buf + n, sizeof buf - n);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     n += static_cast<std::size_t>(got);
   }
   ::close(fd);
-  return {buf, n};
+  out.head = {buf, n};
+  return out;
 }
 
 bool looksBinary(std::string_view head) {
@@ -228,13 +265,13 @@ std::optional<std::string> Workspace::read(const std::string& path) const {
   // through here; a stream iterator costs more than the hashing of a warm run).
   const int fd = ::open((root_ / path).c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  struct stat st {};
-  std::string data;
-  bool ok = ::fstat(fd, &st) == 0;
-  if (ok) data.resize(static_cast<std::size_t>(st.st_size));
+  // The size the inventory found, and one byte more, so the read that meets the end needs no
+  // bigger string. A file that changed since is read to its end all the same.
+  std::string data(static_cast<std::size_t>(it->size) + 1, '\0');
+  bool ok = true;
   std::size_t done = 0;
   while (ok) {
-    if (done == data.size()) data.resize(data.size() + 4096);  // grew since fstat: read to the end
+    if (done == data.size()) data.resize(2 * data.size() + 4096);  // grew since: read to the end
     const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
@@ -320,6 +357,7 @@ void walk(const fs::path& root, const InventoryOptions& options, const IgnoreRul
            "directory cannot be read: " + ec.message());
       continue;
     }
+    const DirectoryHandle handle(dir);
     // This directory's .gitignore applies to its files and everything below.
     const auto candidates = IgnoreRules::withIgnoreFile(next->candidates, dir / ".gitignore");
     const std::string parent =
@@ -346,19 +384,21 @@ void walk(const fs::path& root, const InventoryOptions& options, const IgnoreRul
       if (!fs::is_regular_file(link_status)) continue;
       if (!selected(rel, options)) continue;
       if (candidates->mayMatch(p.filename().native(), parent) && ignore.ignored(rel, false)) continue;
-      const std::uintmax_t size = it->file_size(ec);
-      if (ec) {
-        diag(sdk::Severity::Warning, "unreadable", rel, "file size cannot be read: " + ec.message());
+      char buf[kBinaryProbeBytes];
+      const FileHead file = probe(handle, p, buf);
+      if (!file.size) {
+        diag(sdk::Severity::Warning, "unreadable", rel,
+             "file size cannot be read: " + std::error_code(file.error, std::generic_category()).message());
         continue;
       }
+      const std::uintmax_t size = *file.size;
       if (size > options.max_file_bytes) {
         diag(sdk::Severity::Warning, "file-too-large", rel,
              "skipped: " + std::to_string(size) + " bytes exceeds limits.max_file_bytes (" +
                  std::to_string(options.max_file_bytes) + ")");
         continue;
       }
-      char buf[kBinaryProbeBytes];
-      const std::string_view head = probe(p, buf);
+      const std::string_view head = file.head;
       if (looksBinary(head)) {
         diag(sdk::Severity::Info, "binary-file", rel, "skipped: binary file");
         continue;

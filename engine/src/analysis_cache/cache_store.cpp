@@ -109,7 +109,14 @@ CacheStore::CacheStore(sqlite3* db, fs::path file, std::uint64_t max_bytes)
 
 CacheStore::~CacheStore() {
   find_.reset();
+  endReading();
   sqlite3_close_v2(db_);
+}
+
+void CacheStore::endReading() {
+  std::string error;
+  if (reading_) execute(db_, "COMMIT", error);  // it wrote nothing: it cannot fail to end
+  reading_ = false;
 }
 
 std::optional<std::string> CacheStore::find(const Key& key) {
@@ -117,6 +124,10 @@ std::optional<std::string> CacheStore::find(const Key& key) {
   // One prepared statement for all lookups (a warm run makes one per file); a failed one is
   // dropped and prepared again at the next lookup.
   if (!find_) find_ = std::make_unique<Statement>(db_, "SELECT value, used FROM entries WHERE key = ?1");
+  if (!reading_) {
+    std::string error;
+    reading_ = execute(db_, "BEGIN", error);
+  }
   Statement& q = *find_;
   q.bindBlob(1, keyView(key));
   std::optional<std::string> value;
@@ -139,6 +150,7 @@ void CacheStore::put(const Key& key, std::string bytes) {
 Status CacheStore::commit() {
   std::lock_guard lock(mutex_);
   find_.reset();
+  endReading();
   if (pending_.empty() && touched_.empty()) return Ok{};
   std::string error;
   Transaction txn(db_);

@@ -52,6 +52,7 @@ class CacheStore {
  private:
   CacheStore(sqlite3* db, std::filesystem::path file, std::uint64_t max_bytes);
   Status evict();
+  void endReading();
 
   sqlite3* db_;
   std::filesystem::path file_;
@@ -59,6 +60,9 @@ class CacheStore {
   std::int64_t today_;
   std::mutex mutex_;
   std::unique_ptr<sql::Statement> find_;  ///< the lookup statement, prepared once
+  /// The lookups share one read transaction until commit(): one snapshot, not a lock and a read
+  /// of the WAL index for each of a warm run's thousands of lookups.
+  bool reading_ = false;
   std::vector<std::pair<Key, std::string>> pending_;
   std::vector<Key> touched_;
 };
