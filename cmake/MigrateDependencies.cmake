@@ -18,7 +18,7 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # backtrack) and far faster than std::regex on the per-string path.
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 # The executable's allocator: jemalloc. A cold analysis allocates and frees every tree-sitter node
-# and fact one by one, on every thread; with jemalloc it takes 0.90x the wall time of glibc's
+# and fact one by one, on every thread; with jemalloc it takes 0.91x the wall time of glibc's
 # malloc and less peak memory (bench/README.md). Not under the sanitizers, which bring their own.
 option(MIGRATE_JEMALLOC "Link the executable with jemalloc (off under the sanitizers)" ON)
 if(MIGRATE_JEMALLOC AND NOT MIGRATE_SANITIZE AND NOT MIGRATE_FUZZ)

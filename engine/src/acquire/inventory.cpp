@@ -144,8 +144,6 @@ class IgnoreRules {
   fs::path temp_;
 };
 
-/// The first bytes of a file, read once for the inventory's checks (binary, generated); empty
-/// when the file cannot be opened (then neither check applies, and reading it later says why).
 /// A directory opened for openat/fstatat: a file is then found by its name, not its whole path
 /// again (-1, and whole paths, when it cannot be opened).
 struct DirectoryHandle {
@@ -159,8 +157,9 @@ struct DirectoryHandle {
   int fd;
 };
 
-/// A file's size and its first bytes, from one open: `size` empty when it cannot be found out; an
-/// empty head when the file cannot be opened (the read of the analysis then reports it).
+/// A file's size and its first bytes (for the inventory's checks: binary, generated), from one
+/// open: `size` empty when it cannot be found out; an empty head when the file cannot be opened
+/// (then neither check applies, and reading it later says why).
 struct FileHead {
   std::optional<std::uintmax_t> size;
   std::string_view head;
