@@ -8,7 +8,7 @@ build_packages=(
   libboost1.81-dev libboost-filesystem1.81-dev
   libgit2-dev libyaml-cpp-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev libcsv-dev
-  libxxhash-dev libre2-dev libjemalloc-dev
+  libxxhash-dev libre2-dev libjemalloc-dev libcbor-dev
 )
 # Used by the test suite and by the generated verification scripts.
 test_packages=(

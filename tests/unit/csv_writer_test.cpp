@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "csv/csv_writer.hpp"
 
 namespace migrate {
@@ -18,6 +20,13 @@ TEST(CsvWriter, KeepsUtf8AndCarriageReturnsAsTheyAre) {
   CsvWriter csv;
   csv.row("模型.py", "a\r\nb");
   EXPECT_EQ(csv.take(), "模型.py,\"a\r\nb\"\r\n");
+}
+
+TEST(CsvWriter, AFieldOfOnlyQuotesDoublesEveryOne) {
+  // The most a field can grow: every byte doubled, and the two quotes around it.
+  CsvWriter csv;
+  csv.row(std::string(1000, '"'), "\"");
+  EXPECT_EQ(csv.take(), "\"" + std::string(2000, '"') + "\",\"\"\"\"\r\n");
 }
 
 }  // namespace

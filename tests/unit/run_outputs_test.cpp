@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -339,7 +341,14 @@ TEST(FindingText, IsWhatTheJsonValueWrites) {
   one.details = {{"k", ""}};
   one.phases = {"only"};
 
-  for (const sdk::Finding* f : {&plain, &rich, &one}) {
+  sdk::Finding ascii = plain;  // printable ASCII with quotes and backslashes: escaped without the library
+  ascii.message = R"(Use "npu" and not C:\cuda\ or "cuda")";
+  ascii.api = "\\";
+  sdk::Finding not_a_number = plain;  // printed each time, not remembered (a NaN never equals itself)
+  not_a_number.effort_days = std::nan("");
+
+  // plain twice: an effort printed before comes from the remembered text.
+  for (const sdk::Finding* f : {&plain, &rich, &one, &plain, &ascii, &not_a_number, &not_a_number}) {
     std::ostringstream expected;
     outputs::writeIndented(expected, outputs::findingJson(*f), "    ");
     std::string text;

@@ -5,6 +5,7 @@
 
 #include <csv.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,16 +17,17 @@ class CsvWriter {
   void field(std::string_view value) {
     if (!first_) out_ += ',';
     first_ = false;
-    const bool quote = value.find_first_of(",\"\r\n") != std::string_view::npos ||
+    const bool quote = std::any_of(value.begin(), value.end(),
+                                   [](char c) { return c == ',' || c == '"' || c == '\r' || c == '\n'; }) ||
                        (!value.empty() && (value.front() == ' ' || value.back() == ' '));
     if (!quote) {
       out_ += value;
       return;
     }
-    const std::size_t size = csv_write(nullptr, 0, value.data(), value.size());
-    std::string quoted(size, '\0');
-    csv_write(quoted.data(), quoted.size(), value.data(), value.size());
-    out_ += quoted;
+    // libcsv quotes into the end of the table: at most two bytes per byte and the two quotes.
+    const std::size_t at = out_.size();
+    out_.resize(at + 2 * value.size() + 2);
+    out_.resize(at + csv_write(out_.data() + at, out_.size() - at, value.data(), value.size()));
   }
   void field(std::int64_t value) { field(std::to_string(value)); }
   void endRow() {

@@ -1,8 +1,10 @@
 #include "migrate/engine/findings_json.hpp"
 
+#include <cmath>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <unordered_map>
 
 #include "outputs/finding_text.hpp"
 #include "outputs/json_output.hpp"
@@ -74,7 +76,15 @@ void appendFindingText(std::string& out, const sdk::Finding& f) {
   text("confidence", sdk::toString(f.confidence));
   text("difficulty", sdk::toString(f.difficulty));
   member("effort_days");
-  out += ordered_json(f.effort_days).dump();  // the library's shortest round-trip form
+  // The library's shortest round-trip form; a run has a handful of distinct values, each printed once.
+  thread_local std::unordered_map<double, std::string> printed;
+  if (std::isfinite(f.effort_days)) {
+    auto [at, fresh] = printed.try_emplace(f.effort_days);
+    if (fresh) at->second = ordered_json(f.effort_days).dump();
+    out += at->second;
+  } else {
+    out += ordered_json(f.effort_days).dump();  // null; a NaN would never be found again in the map
+  }
   member("autofix");
   out += f.autofix() ? "true" : "false";
   member("edits");
