@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "glue_summary.hpp"
 
@@ -19,10 +20,43 @@ namespace {
 
 using Json = nlohmann::json;
 
+/// Collects the memo's elements, refusing any nesting: a memo is one flat array, and the library's
+/// own reader (Json::from_cbor) recurses once per level of nesting, so that a damaged entry of
+/// deeply nested arrays overflowed the stack (found by fuzz_cache_entry).
+class FlatArray final : public nlohmann::json_sax<Json> {
+ public:
+  Json::array_t elements;
+
+  bool null() override { return add(nullptr); }
+  bool boolean(bool v) override { return add(v); }
+  bool number_integer(number_integer_t v) override { return add(v); }
+  bool number_unsigned(number_unsigned_t v) override { return add(v); }
+  bool number_float(number_float_t v, const string_t&) override { return add(v); }
+  bool string(string_t& v) override { return add(std::move(v)); }
+  bool binary(binary_t& v) override { return add(Json::binary(std::move(v))); }
+  bool start_array(std::size_t) override { return !std::exchange(opened_, true); }
+  bool end_array() override { return true; }
+  bool start_object(std::size_t) override { return false; }
+  bool key(string_t&) override { return false; }
+  bool end_object() override { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  template <typename T>
+  bool add(T&& v) {
+    if (!opened_) return false;  // a scalar alone is not a memo
+    elements.emplace_back(std::forward<T>(v));
+    return true;
+  }
+  bool opened_ = false;
+};
+
 /// Reads the array's elements in order; a missing element or one of another type throws.
 class Cursor {
  public:
-  explicit Cursor(const Json& array) : array_(array.get_ref<const Json::array_t&>()) {}
+  explicit Cursor(const Json::array_t& array) : array_(array) {}
   template <typename T>
   T next() {
     const Json& value = array_.at(at_++);
@@ -105,8 +139,9 @@ std::string encodeMemo(const Scan& scan, const PyFile* summary) {
 
 bool decodeMemo(const std::string& bytes, Scan& scan, PyFile& file, bool& summarised) {
   try {
-    const Json array = Json::from_cbor(bytes);
-    Cursor in(array);
+    FlatArray array;
+    if (!Json::sax_parse(bytes, &array, Json::input_format_t::cbor)) return false;
+    Cursor in(array.elements);
     Scan s;
     for (std::size_t n = in.count(); n > 0; --n) s.declared.push_back(in.next<std::string>());
     s.may_import = in.next<bool>();

@@ -150,6 +150,9 @@ TEST(AnalysisCacheEntries, EveryTruncationOrExtraByteIsRefused) {
     EXPECT_FALSE(why.empty()) << n;
   }
   why.clear();
+  EXPECT_FALSE(decode(std::string(200000, '\x81') + '\x00', "x.py", why))
+      << "deep nesting: read item by item, without recursion";
+  why.clear();
   EXPECT_FALSE(decode(bytes + '\0', "x.py", why));
   EXPECT_NE(why.find("bytes after the entry"), std::string::npos) << why;
 }

@@ -111,5 +111,20 @@ TEST(GlueMemo, EveryTruncationExtraByteOrForeignValueIsRefused) {
   EXPECT_FALSE(decodeMemo("\xff\x00\xff", s, f, summarised));
 }
 
+TEST(GlueMemo, NestedArraysAreRefusedAtTheirFirstLevel) {
+  // A memo is one flat array. 200,000 nested one-element arrays (0x81 each) overflowed the stack of
+  // the library's recursive reader, found by fuzz_cache_entry; now refused at the second level.
+  Scan s;
+  PyFile f;
+  bool summarised = false;
+  EXPECT_FALSE(decodeMemo(std::string(200000, '\x81') + '\x00', s, f, summarised));
+  std::string cbor;
+  nlohmann::json::to_cbor(nlohmann::json::array({0, nlohmann::json::array({false}), false}), cbor);
+  EXPECT_FALSE(decodeMemo(cbor, s, f, summarised)) << "one array inside";
+  cbor.clear();
+  nlohmann::json::to_cbor(nlohmann::json(false), cbor);
+  EXPECT_FALSE(decodeMemo(cbor, s, f, summarised)) << "a value alone";
+}
+
 }  // namespace
 }  // namespace custom_ops::glue
