@@ -2,7 +2,8 @@
 # `npm pack` into the build tree at configure time (never committed) and compiled as static C
 # libraries.
 #
-#   migrate_fetch_tree_sitter(<version>)                   → target ts_runtime
+#   migrate_fetch_tree_sitter(<version>)                   → target ts_runtime,
+#                                                             MIGRATE_TS_INTERNAL_INCLUDE
 #   migrate_fetch_grammar(<lang> <npm package> <version>) → target ts_grammar_<lang>
 #
 # Set MIGRATE_GRAMMAR_DIR to a directory holding already-unpacked <package>-<version>/ folders to
@@ -48,6 +49,9 @@ function(migrate_fetch_tree_sitter version)
   target_compile_definitions(ts_runtime PRIVATE _POSIX_C_SOURCE=200112L _DEFAULT_SOURCE)
   set_target_properties(ts_runtime PROPERTIES C_STANDARD 11 POSITION_INDEPENDENT_CODE ON)
   target_compile_options(ts_runtime PRIVATE -w -O3 -fno-sanitize=all ${MIGRATE_TS_LTO_FLAGS})
+  # The runtime's own headers, for the engine's one file that reads a language's parse table
+  # (engine/src/parse/dense_parse_table.c).
+  set(MIGRATE_TS_INTERNAL_INCLUDE "${lib}/src" PARENT_SCOPE)
 endfunction()
 
 set(MIGRATE_TS_HIDE "LINKER:--exclude-libs,libts_runtime.a")

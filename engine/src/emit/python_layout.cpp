@@ -6,7 +6,7 @@
 #include <cstring>
 #include <memory>
 
-extern "C" const TSLanguage* tree_sitter_python();
+#include "parse/python_parser.hpp"
 
 namespace migrate::emit {
 namespace {
@@ -44,7 +44,7 @@ PythonLayout layoutOf(const std::string& text) {
     void operator()(TSTree* t) const { ts_tree_delete(t); }
   };
   std::unique_ptr<TSParser, ParserDeleter> parser(ts_parser_new());
-  ts_parser_set_language(parser.get(), tree_sitter_python());
+  ts_parser_set_language(parser.get(), parse::pythonLanguage());
   std::unique_ptr<TSTree, TreeDeleter> tree(
       ts_parser_parse_string(parser.get(), nullptr, text.data(), static_cast<std::uint32_t>(text.size())));
   if (!tree) return layout;

@@ -2,6 +2,7 @@
 
 #include <tree_sitter/api.h>
 
+#include "parse/dense_parse_table.h"
 #include "parse/python_facts.hpp"
 
 extern "C" const TSLanguage* tree_sitter_python();
@@ -36,13 +37,18 @@ struct TreeDeleter {
 TSParser* threadParser() {
   thread_local std::unique_ptr<TSParser, ParserDeleter> parser = [] {
     std::unique_ptr<TSParser, ParserDeleter> p(ts_parser_new());
-    ts_parser_set_language(p.get(), tree_sitter_python());
+    ts_parser_set_language(p.get(), pythonLanguage());
     return p;
   }();
   return parser.get();
 }
 
 }  // namespace
+
+const TSLanguage* pythonLanguage() {
+  static const TSLanguage* const language = migrate_dense_parse_table(tree_sitter_python());
+  return language;
+}
 
 std::string dottedModuleName(const std::string& relative_path) {
   std::string s = relative_path;
@@ -75,7 +81,7 @@ Result<std::unique_ptr<PythonModule>> parsePython(std::string relative_path, std
     return makeError("parsing took longer than " + std::to_string(timeout_ms) +
                      " ms (limits.parse_timeout_ms) and was abandoned; the file was not analysed");
   }
-  extractFacts(*module, ts_tree_root_node(tree.get()), tree_sitter_python());
+  extractFacts(*module, ts_tree_root_node(tree.get()), pythonLanguage());
   return module;
 }
 

@@ -8,7 +8,13 @@
 #include "migrate/engine/result.hpp"
 #include "parse/python_module.hpp"
 
+struct TSLanguage;
+
 namespace migrate::parse {
+
+/// The Python grammar as the engine parses with it: tree-sitter-python with its parse table made
+/// dense (parse/dense_parse_table.h), built on the first call and kept for the process's life.
+const TSLanguage* pythonLanguage();
 
 /// How long a parse may take before it is abandoned (limits.parse_timeout_ms).
 constexpr std::uint64_t kDefaultParseTimeoutMs = 30'000;
