@@ -72,7 +72,8 @@ std::vector<std::string> variants(const std::string& text) {
 
 TEST(DenseParseTable, IsACopyWithEveryStateDense) {
   const TSLanguage* dense = pythonLanguage();
-  ASSERT_NE(dense, tree_sitter_python()) << "the copy was refused: the grammar's ABI is not one the file knows";
+  ASSERT_NE(dense, tree_sitter_python())
+      << "the copy was refused: the grammar's ABI is not one the file knows";
   EXPECT_EQ(ts_language_state_count(dense), ts_language_state_count(tree_sitter_python()));
   EXPECT_EQ(ts_language_symbol_count(dense), ts_language_symbol_count(tree_sitter_python()));
   EXPECT_EQ(pythonLanguage(), dense) << "built once";

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/pattern.hpp"
+#include "rules/pattern_set.hpp"
 
 namespace migrate::rules {
 namespace {
@@ -87,6 +88,40 @@ TEST(Pattern, HostileInputStaysLinear) {
   // Catastrophic for a backtracking engine; RE2 answers at once.
   const Pattern p = compiled("^(a+)+$");
   EXPECT_FALSE(p.search(std::string(5000, 'a') + "!"));
+}
+
+// PatternSet, the prefilter in front of the string rules: it rules a pattern out only where the
+// pattern's own search fails, and for plain patterns it says exactly which match.
+TEST(PatternSet, RulesOutOnlyWhatThePatternsOwnSearchRulesOut) {
+  const std::vector<std::string> texts = {
+      R"(^cuda(:\d*)?$)", "(?i)^nccl$", R"(\bnccl\b)", R"(^cuda(?!:0))", R"(gloo(?=\s*$))",
+      R"(^(cpu|mps)$)",   "x"};
+  std::vector<Pattern> patterns;
+  for (const std::string& t : texts) patterns.push_back(compiled(t));
+  std::vector<const Pattern*> pointers;
+  for (const Pattern& p : patterns) pointers.push_back(&p);
+  pointers.push_back(nullptr);  // a rule without a pattern: always a candidate
+  const PatternSet set(pointers);
+  std::size_t ruled_out = 0;
+  for (const std::string& s : std::vector<std::string>{"cuda", "cuda:0", "cuda:1", "NCCL", "backend nccl",
+                                                       "ncclx", "gloo ", "gloo x", "cpu", "mpsx", "", "xyz",
+                                                       "caf\xc3\xa9 cuda", std::string("\xff\xfe", 2)}) {
+    const std::vector<unsigned char> flags = set.mayMatch(s);
+    ASSERT_EQ(flags.size(), pointers.size());
+    EXPECT_EQ(flags.back(), 0) << s;
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+      if (flags[i] == 1) {
+        ++ruled_out;
+        EXPECT_FALSE(patterns[i].search(s)) << texts[i] << " on '" << s << "'";
+      } else if (texts[i].find("(?") == std::string::npos || texts[i].starts_with("(?i)")) {
+        EXPECT_TRUE(patterns[i].search(s)) << texts[i] << " on '" << s << "': a plain pattern is exact";
+      }
+    }
+  }
+  EXPECT_GT(ruled_out, 50u) << "the set rules most pairs out";
+  EXPECT_EQ(set.mayMatch("cuda:0")[3], 0) << "a lookahead pattern's superset lets it decide";
+  EXPECT_FALSE(patterns[3].search("cuda:0"));
+  EXPECT_TRUE(PatternSet(std::vector<const Pattern*>{}).mayMatch("cuda").empty());
 }
 
 }  // namespace

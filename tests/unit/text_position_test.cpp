@@ -33,8 +33,8 @@ TEST(LineIndex, PositionsAreTheCharactersCountedPlainly) {
         long_mixed + "\nz\n" + long_mixed, std::string(), std::string("\n\n"),
         // At and across the checkpoints' 256-byte blocks: a text of exactly one and two blocks,
         // a character split between two blocks, one non-ASCII byte as a text's last.
-        std::string(256, 'a'), std::string(511, 'c') + "\n", std::string(255, 'd') + "\xc3\xa9" + std::string(300, 'e'),
-        std::string(600, 'f') + "\xe6\x97\xa5"}) {
+        std::string(256, 'a'), std::string(511, 'c') + "\n",
+        std::string(255, 'd') + "\xc3\xa9" + std::string(300, 'e'), std::string(600, 'f') + "\xe6\x97\xa5"}) {
     const sdk::LineIndex index(text);
     for (std::size_t offset = 0; offset <= text.size() + 1; ++offset) {
       const auto [line, column] = index.position(static_cast<std::uint32_t>(offset));

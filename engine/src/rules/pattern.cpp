@@ -297,6 +297,10 @@ Result<Pattern> Pattern::compile(const std::string& text) {
   return p;
 }
 
+const re2::RE2* Pattern::superset() const {
+  return compiled_->fast.get();
+}
+
 bool Pattern::search(std::string_view s) const {
   if (compiled_->fast && !RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *compiled_->fast))
     return false;

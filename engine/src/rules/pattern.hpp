@@ -15,6 +15,10 @@
 
 #include "migrate/engine/result.hpp"
 
+namespace re2 {
+class RE2;
+}
+
 namespace migrate::rules {
 
 class Pattern {
@@ -27,6 +31,9 @@ class Pattern {
   bool search(std::string_view s) const;
   /// The expression as written in the rule file.
   const std::string& text() const { return text_; }
+  /// The expression on RE2, or a superset of it (its lookaheads left out): whatever it does not
+  /// match, search() does not either. Null when there is none.
+  const re2::RE2* superset() const;
 
  private:
   struct Compiled;

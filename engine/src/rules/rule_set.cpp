@@ -106,6 +106,9 @@ RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
         break;  // the plugin's code reports these
     }
   }
+  std::vector<const Pattern*> patterns;
+  for (const Rule* r : strings_) patterns.push_back(r->string_regex ? &*r->string_regex : nullptr);
+  string_patterns_ = PatternSet(patterns);
 }
 
 void RuleSet::match(const sdk::Module& module, sdk::FindingSink& sink) const {
@@ -459,28 +462,29 @@ class PlatformAlternatives {
 }  // namespace
 
 void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) const {
-  // The same literal ("cuda", "cpu", …) recurs many times in a file: each rule's regex runs once
-  // per distinct value. 0 = not yet evaluated, 1 = no match, 2 = match.
+  // The same literal ("cuda", "cpu", …) recurs many times in a file: the rules' regexes run once
+  // per distinct value, first all together as a set (most literals can match none of them), then
+  // each that may match. 0 = not yet evaluated, 1 = no match, 2 = match.
   std::unordered_map<std::string_view, std::vector<unsigned char>> memo;
   std::unique_ptr<PlatformAlternatives> platforms;  // built on the first not_beside candidate
   for (const sdk::StringFact& str : module.strings()) {
     if (str.context == sdk::StringContext::Docstring) continue;
-    std::vector<unsigned char>* known = nullptr;
+    auto [entry, first] = memo.try_emplace(str.value);
+    std::vector<unsigned char>& known = entry->second;
+    if (first) known = string_patterns_.mayMatch(str.value);
     for (std::size_t i = 0; i < strings_.size(); ++i) {
+      if (known[i] == 1) continue;
       const Rule* rule = strings_[i];
       if (rule->fstring && *rule->fstring != str.fstring) continue;
-      // Positions first: a few comparisons, where the regex is the expensive part.
+      // Positions before the rule's own regex: a few comparisons, where the regex is the
+      // expensive part.
       const bool placed = rule->where.empty()
                               ? str.context != sdk::StringContext::Message
                               : std::any_of(rule->where.begin(), rule->where.end(),
                                             [&](const auto& p) { return positionMatches(p, str); });
       if (!placed) continue;
-      if (!known) {
-        known = &memo[str.value];
-        known->resize(strings_.size(), 0);
-      }
-      if ((*known)[i] == 0) (*known)[i] = rule->string_regex->search(str.value) ? 2 : 1;
-      if ((*known)[i] != 2) continue;
+      if (known[i] == 0) known[i] = rule->string_regex->search(str.value) ? 2 : 1;
+      if (known[i] != 2) continue;
       if (rule->not_beside) {
         if (!platforms) platforms = std::make_unique<PlatformAlternatives>(module);
         if (platforms->beside(str, *rule->not_beside)) continue;

@@ -8,6 +8,7 @@
 
 #include "migrate/sdk/finding.hpp"
 #include "migrate/sdk/module.hpp"
+#include "rules/pattern_set.hpp"
 #include "rules/rule.hpp"
 
 namespace migrate::rules {
@@ -46,6 +47,7 @@ class RuleSet {
   NameMap attributes_;
   NameMap keywords_;
   std::vector<const Rule*> strings_;
+  PatternSet string_patterns_;          ///< strings_' regexes, in their order: which may match a literal
   bool own_repository_api_ = false;     ///< some api rule matches the project's own names
   bool own_repository_import_ = false;  ///< some import rule matches the project's own modules
 };
