@@ -9,10 +9,6 @@
 
 #include "rules/pattern.hpp"
 
-namespace re2 {
-class RE2;
-}
-
 namespace migrate::rules {
 
 class PatternSet {
@@ -24,9 +20,9 @@ class PatternSet {
   PatternSet(PatternSet&&) noexcept;
   PatternSet& operator=(PatternSet&&) noexcept;
 
-  /// One flag per pattern, in order: 0 where the pattern may match `s`, 1 where it cannot. Every
-  /// pattern may when the set could not be built or run (a pattern without an RE2 form, the
-  /// matcher out of memory): the flags are a shortcut, never a verdict.
+  /// One flag per pattern, in order: 0 where the pattern may match `s`, 1 where it cannot. A
+  /// pattern without an RE2 form always may, and every pattern may when the set could not be
+  /// built or run (the matcher out of memory): the flags are a shortcut, never a verdict.
   std::vector<unsigned char> mayMatch(std::string_view s) const;
 
  private:
