@@ -58,11 +58,22 @@ def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
     return rows
 
 
-def load_inputs(repo_filter: list[str] | None):
-    repos = read_csv(HERE / "repos.csv", ("name", "url", "sha"))
+SPLITS = ("dev", "holdout")
+
+
+def load_inputs(repo_filter: list[str] | None, split_filter: str | None):
+    repos = read_csv(HERE / "repos.csv", ("name", "url", "sha", "split"))
     labels = read_csv(HERE / "labels.csv",
                       ("repo", "path", "line", "label", "domain", "line_sha1", "note"))
+    files = read_csv(HERE / "files.csv", ("repo", "path"))
     names = {r["name"] for r in repos}
+    for i, row in enumerate(repos, start=2):
+        if row["split"] not in SPLITS:
+            fail(f"repos.csv:{i}: split {row['split']!r} is not one of {', '.join(SPLITS)}")
+    for i, row in enumerate(files, start=2):
+        if row["repo"] not in names:
+            fail(f"files.csv:{i}: repository {row['repo']!r} is not in repos.csv")
+    whole_files = {(f["repo"], f["path"]) for f in files}
     seen = set()
     for i, row in enumerate(labels, start=2):
         where = f"labels.csv:{i}"
@@ -76,6 +87,8 @@ def load_inputs(repo_filter: list[str] | None):
             row["line"] = int(row["line"])
         except ValueError:
             fail(f"{where}: line {row['line']!r} is not a number")
+        if (row["repo"], row["path"]) not in whole_files:
+            fail(f"{where}: {row['repo']}:{row['path']} is not listed in files.csv (label whole files)")
         key = (row["repo"], row["path"], row["line"])
         if key in seen:
             fail(f"{where}: {row['repo']}:{row['path']}:{row['line']} is labelled twice")
@@ -85,8 +98,15 @@ def load_inputs(repo_filter: list[str] | None):
         if unknown:
             fail(f"--repo: unknown repository {', '.join(sorted(unknown))}")
         repos = [r for r in repos if r["name"] in repo_filter]
-        labels = [l for l in labels if l["repo"] in repo_filter]
-    return repos, labels
+    if split_filter:
+        repos = [r for r in repos if r["split"] == split_filter]
+    kept = {r["name"] for r in repos}
+    split_of = {r["name"]: r["split"] for r in repos}
+    labels = [l for l in labels if l["repo"] in kept]
+    for l in labels:
+        l["split"] = split_of[l["repo"]]
+    whole_files = {f for f in whole_files if f[0] in kept}
+    return repos, labels, whole_files
 
 
 def git_head(path: Path) -> str | None:
@@ -164,9 +184,9 @@ def pct(num: int, den: int) -> str:
     return f"{100.0 * num / den:6.1f}%" if den else "     -"
 
 
-def score(labels, findings_by_repo):
+def score(labels, whole_files, findings_by_repo):
     """Maps findings to labels. Returns a dict with per-line outcomes."""
-    by_file = collections.defaultdict(dict)
+    by_file = {f: {} for f in whole_files}
     for lab in labels:
         by_file[(lab["repo"], lab["path"])][lab["line"]] = lab
     must_hits = collections.defaultdict(set)   # (repo, path, line) -> {(domain, rule)}
@@ -198,6 +218,23 @@ def score(labels, findings_by_repo):
     return by_file, must_hits, fp_lines, neutral_hits
 
 
+def domain_table(musts, must_hits, fp_lines):
+    """One row per domain and a last row "all": must, found, recall, hit and noise lines, precision."""
+    rows = []
+    for dom in DOMAINS + ("all",):
+        dm = [l for l in musts if dom == "all" or l["domain"] == dom]
+        found = [l for l in dm if (l["repo"], l["path"], l["line"]) in must_hits]
+        if dom == "all":
+            tp, fp = len(must_hits), len(fp_lines)
+        else:
+            tp = sum(1 for tags in must_hits.values() if any(d == dom for d, _ in tags))
+            fp = sum(1 for tags in fp_lines.values() if any(d == dom for d, _ in tags))
+        rows.append(dict(domain=dom, must=len(dm), found=len(found), tp_lines=tp, fp_lines=fp,
+                         recall=(len(found) / len(dm)) if dm else None,
+                         precision=(tp / (tp + fp)) if tp + fp else None))
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -212,6 +249,7 @@ def main() -> int:
     ap.add_argument("--findings-dir", type=Path,
                     help="do not run the tool; read DIR/<name>/findings.json from an earlier --keep")
     ap.add_argument("--repo", action="append", help="score only this repository (repeatable)")
+    ap.add_argument("--split", choices=SPLITS, help="score only the dev or the holdout repositories")
     ap.add_argument("--jobs", type=int, help="passed to the tool as --jobs")
     ap.add_argument("--json", type=Path, help="also write the figures and lists as JSON here")
     ap.add_argument("--max-list", type=int, default=0,
@@ -220,7 +258,7 @@ def main() -> int:
 
     if not args.checkouts.is_dir():
         fail(f"{args.checkouts} is not a directory")
-    repos, labels = load_inputs(args.repo)
+    repos, labels, whole_files = load_inputs(args.repo, args.split)
     if not args.findings_dir:
         if not (shutil.which(args.cli) or os.access(args.cli, os.X_OK)):
             fail(f"no executable migrate-pipeline at {args.cli} (use --cli PATH)")
@@ -269,31 +307,14 @@ def main() -> int:
             shutil.rmtree(tmp_root, ignore_errors=True)
 
     scored = [l for l in scorable if l["repo"] in findings_by_repo]
-    by_file, must_hits, fp_lines, neutral_hits = score(scored, findings_by_repo)
-
+    scored_files = {f for f in whole_files if f[0] in findings_by_repo}
+    by_file, must_hits, fp_lines, neutral_hits = score(scored, scored_files, findings_by_repo)
+    split_of = {r["name"]: r["split"] for r in repos}
     musts = [l for l in scored if l["label"] == "must"]
-    rows = []
-    totals = None
-    for dom in DOMAINS + ("all",):
-        dm = [l for l in musts if dom == "all" or l["domain"] == dom]
-        found = [l for l in dm if (l["repo"], l["path"], l["line"]) in must_hits]
-        if dom == "all":
-            tp = len(must_hits)
-            fp = len(fp_lines)
-        else:
-            tp = sum(1 for tags in must_hits.values() if any(d == dom for d, _ in tags))
-            fp = sum(1 for tags in fp_lines.values() if any(d == dom for d, _ in tags))
-        row = dict(domain=dom, must=len(dm), found=len(found), tp_lines=tp, fp_lines=fp,
-                   recall=(len(found) / len(dm)) if dm else None,
-                   precision=(tp / (tp + fp)) if tp + fp else None)
-        if dom == "all":
-            totals = row
-        else:
-            rows.append(row)
 
     n_files = len(by_file)
-    print(f"labelled set: {len(labels)} labels in {len({(l['repo'], l['path']) for l in labels})} files "
-          f"of {len(labelled_repos)} repositories; scored {len(scored)} labels "
+    print(f"labelled set: {len(labels)} labels in {len(whole_files)} whole files "
+          f"of {len({r['name'] for r in repos})} repositories; scored {len(scored)} labels "
           f"({len(musts)} must, {sum(l['label'] == 'trap' for l in scored)} trap, "
           f"{sum(l['label'] == 'neutral' for l in scored)} neutral) in {n_files} files")
     if timings:
@@ -304,13 +325,25 @@ def main() -> int:
     print("recall = must lines covered by a finding of any domain / must lines (per label domain)")
     print("precision = must lines hit / (must lines hit + trap-or-unlisted lines hit), counted in lines "
           "(per finding domain)")
-    print()
-    print(f"{'domain':<12} {'must':>5} {'found':>6} {'recall':>8}   {'hit':>5} {'noise':>6} {'precision':>9}")
-    for row in rows + [totals]:
-        rec = pct(row["found"], row["must"])
-        prec = pct(row["tp_lines"], row["tp_lines"] + row["fp_lines"])
-        print(f"{row['domain']:<12} {row['must']:>5} {row['found']:>6} {rec:>8}   "
-              f"{row['tp_lines']:>5} {row['fp_lines']:>6} {prec:>9}")
+    tables = {}
+    for split in SPLITS + ("all",):
+        in_split = [r for r in repos if split == "all" or r["split"] == split]
+        if not in_split or (split == "all" and len({r["split"] for r in repos}) < 2):
+            continue
+        names = {r["name"] for r in in_split}
+        files = sum(1 for f in by_file if f[0] in names)
+        rows = domain_table([l for l in musts if l["repo"] in names],
+                            {k: v for k, v in must_hits.items() if k[0] in names},
+                            {k: v for k, v in fp_lines.items() if k[0] in names})
+        tables[split] = rows
+        print()
+        print(f"{split.upper()}: {len(names)} repositories, {files} files")
+        print(f"{'domain':<12} {'must':>5} {'found':>6} {'recall':>8}   {'hit':>5} {'noise':>6} {'precision':>9}")
+        for row in rows:
+            rec = pct(row["found"], row["must"])
+            prec = pct(row["tp_lines"], row["tp_lines"] + row["fp_lines"])
+            print(f"{row['domain']:<12} {row['must']:>5} {row['found']:>6} {rec:>8}   "
+                  f"{row['tp_lines']:>5} {row['fp_lines']:>6} {prec:>9}")
 
     def limit(items):
         return items if not args.max_list else items[: args.max_list]
@@ -320,8 +353,8 @@ def main() -> int:
              and all(d != l["domain"] for d, _ in must_hits[(l["repo"], l["path"], l["line"])])]
     print()
     print(f"MISSES ({len(misses)} must lines without a finding)")
-    for l in limit(sorted(misses, key=lambda l: (l["domain"], l["repo"], l["path"], l["line"]))):
-        print(f"  [{l['domain']}] {l['repo']}:{l['path']}:{l['line']}  {l['note']}")
+    for l in limit(sorted(misses, key=lambda l: (l["split"], l["domain"], l["repo"], l["path"], l["line"]))):
+        print(f"  {l['split']:<7} [{l['domain']}] {l['repo']}:{l['path']}:{l['line']}  {l['note']}")
     if cross:
         print()
         print(f"found only by another domain's finding ({len(cross)}; counted as found)")
@@ -347,7 +380,8 @@ def main() -> int:
         except (OSError, IndexError):
             pass
         desc = fp["note"] if fp["label"] == "trap" else text
-        print(f"  {fp['repo']}:{fp['path']}:{fp['line']}  {' '.join(fp['rules'])}  [{fp['label']}] {desc}")
+        print(f"  {split_of[fp['repo']]:<7} {fp['repo']}:{fp['path']}:{fp['line']}  "
+              f"{' '.join(fp['rules'])}  [{fp['label']}] {desc}")
     by_rule = collections.Counter(r for fp in fps for r in fp["rules"])
     if by_rule:
         print()
@@ -362,7 +396,7 @@ def main() -> int:
 
     if args.json:
         args.json.write_text(json.dumps(dict(
-            domains=rows, total=totals,
+            splits={k: dict(domains=v[:-1], total=v[-1]) for k, v in tables.items()},
             misses=[{k: l[k] for k in ("repo", "path", "line", "domain", "note")} for l in misses],
             false_positives=fps, drift=drift, failed_runs=failed,
             timings=dict(timings)), indent=1) + "\n", encoding="utf-8")

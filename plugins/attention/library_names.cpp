@@ -184,6 +184,9 @@ const std::vector<NameRule>& nameRules() {
        "vLLM's build of flash-attn."},
       {"vllm.vllm_flash_attn.*", "ATT-024",
        "torch_npu.npu_fusion_attention / npu_fused_infer_attention_score", "vLLM's build of flash-attn."},
+      {"ring_flash_attn.*", "ATT-024",
+       "torch_npu.npu_fusion_attention inside a ring / context-parallel loop over HCCL send/recv",
+       "ring-flash-attn runs flash-attn's CUDA kernels block by block and exchanges K/V with NCCL P2P."},
       {"transformer_engine.pytorch.DotProductAttention", "ATT-024",
        "F.scaled_dot_product_attention or torch_npu.npu_fusion_attention",
        "Transformer Engine is CUDA-only."},
@@ -279,6 +282,7 @@ bool isLibraryModule(const std::string& resolved) {
       "xformers.components",
       "sageattention",
       "flashinfer",
+      "ring_flash_attn",
       "torch.nn.attention.flex_attention",
   };
   return kModules.count(resolved) != 0;

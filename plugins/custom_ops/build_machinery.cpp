@@ -448,17 +448,30 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       if (const auto text = workspace.read(file.path))
         cuda_extension = text->find("CUDAExtension") != std::string::npos;
   }
-  if (!cuda_extension) return;
   // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
-  static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|develop|bdist_wheel)\b)",
+  static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
                             bytePattern());
   static const RE2 kPip(R"(\bpip[0-9.]*[[:space:]]+install[[:space:]]+([^\n\r]*))", bytePattern());
   static const RE2 kInstruction(R"(^[[:space:]]*([A-Za-z]+)[[:space:]])", bytePattern());
+  // A stage of a CUDA toolkit image (`FROM nvidia/cuda:12.4-devel… AS builder`, or a stage built
+  // on one): what it compiles is CUDA code, whatever the repository's own setup.py says.
+  static const RE2 kFrom(R"(^[[:space:]]*(?i:FROM)[[:space:]]+(?:--\S+[[:space:]]+)*(\S+)(?:[[:space:]]+(?i:AS)[[:space:]]+(\S+))?)",
+                         bytePattern());
+  static const RE2 kCudaDevelImage(R"((?i)nvidia/cuda:\S*devel|nvcr\.io/nvidia/(pytorch|cuda)|pytorch/pytorch:\S*devel)",
+                                   bytePattern());
+  static const RE2 kCompile(R"((^|[[:space:];&|])(make|cmake[[:space:]]+--build|ninja|\./build\w*\.sh)([[:space:]]|$))",
+                            bytePattern());
+  // …and of CUDA work: a toolkit image also builds MPI, UCX and the like, which the NPU image needs too.
+  static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)", bytePattern());
   for (const sdk::FileEntry* file : dockerfiles) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
     const sdk::LineIndex lines(*text);
     std::string instruction;
+    std::set<std::string> cuda_stages;  // names of the stages built on a CUDA toolkit image
+    bool cuda_stage = false;
+    std::string stage_names;  // the current stage's name and the stage it is built on
+    std::string step;         // the text of the current instruction so far
     bool continued = false;
     std::size_t pos = 0;
     while (pos < text->size()) {
@@ -468,14 +481,28 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       const std::size_t first = line.find_first_not_of(" \t");
       const bool comment = first != std::string::npos && line[first] == '#';
       std::string group;
-      if (!continued && !comment && RE2::PartialMatch(line, kInstruction, &group)) instruction = group;
-      if (!comment && (instruction == "RUN" || instruction == "run")) {
+      if (!continued && !comment && RE2::PartialMatch(line, kInstruction, &group)) {
+        instruction = group;
+        step.clear();
+      }
+      if (!comment) step += line;
+      std::string image, stage;
+      if (!continued && !comment && RE2::PartialMatch(line, kFrom, &image, &stage)) {
+        cuda_stage = RE2::PartialMatch(image, kCudaDevelImage) || cuda_stages.count(image) != 0;
+        if (cuda_stage && !stage.empty()) cuda_stages.insert(stage);
+        stage_names = stage + (cuda_stages.count(image) != 0 ? " " + image : std::string());
+      }
+      if (!comment && (cuda_extension || cuda_stage) && (instruction == "RUN" || instruction == "run")) {
         std::string what;
         if (RE2::PartialMatch(line, kSetupPy, &group)) {
           what = "setup.py " + group;
         } else if (RE2::PartialMatch(line, kPip, &group)) {
           const std::string target = pipLocalTarget(group);
           if (!target.empty()) what = "pip install " + target;
+        } else if (std::string head, tool;
+                   cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&
+                   (RE2::PartialMatch(step, kCudaWork) || RE2::PartialMatch(stage_names, kCudaWork))) {
+          what = tool + " in a CUDA toolkit image";
         }
         if (!what.empty()) {
           const auto start = static_cast<std::uint32_t>(pos + (first == std::string::npos ? 0 : first));

@@ -22,6 +22,7 @@ struct RuleTable {
   const migrate::sdk::RuleInfo* data_parallel = nullptr;     ///< DIST-012
   const migrate::sdk::RuleInfo* local_rank = nullptr;        ///< DIST-025
   const migrate::sdk::RuleInfo* nccl_other = nullptr;        ///< DIST-026
+  const migrate::sdk::RuleInfo* lightning_strategy = nullptr;  ///< DIST-033
 };
 
 /// DIST-001 where its data cannot reach (keywords named like *backend*, comparisons with
@@ -37,6 +38,10 @@ void checkInitProcessGroup(const migrate::sdk::Module& module, const RuleTable& 
 /// DIST-012 for classes derived from nn.DataParallel (the data rule matches only calls).
 void checkDataParallelBases(const migrate::sdk::Module& module, const RuleTable& rules,
                             migrate::sdk::FindingSink& sink);
+
+/// DIST-033: Lightning strategies that choose their process-group backend from the accelerator.
+void checkLightningStrategies(const migrate::sdk::Module& module, const RuleTable& rules,
+                              migrate::sdk::FindingSink& sink);
 
 /// DIST-025: LOCAL_RANK read and used as a device index; one finding per file.
 void checkLocalRankDevice(const migrate::sdk::Module& module, const RuleTable& rules,

@@ -20,6 +20,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/collectives.yaml",  // DIST-019..023
     "rules/device_mesh.yaml",  // DIST-024..025
     "rules/apex_nccl.yaml",    // DIST-027..029
+    "rules/third_party.yaml",  // DIST-030..034
 };
 
 class DistributedPlugin final : public Plugin {
@@ -49,6 +50,7 @@ class DistributedPlugin final : public Plugin {
     rules_.data_parallel = need("DIST-012");
     rules_.local_rank = need("DIST-025");
     rules_.nccl_other = need("DIST-026");
+    rules_.lightning_strategy = need("DIST-033");
     configured_ = true;
   }
 
@@ -58,6 +60,7 @@ class DistributedPlugin final : public Plugin {
     distributed::checkInitProcessGroup(module, rules_, sink);
     distributed::checkDataParallelBases(module, rules_, sink);
     distributed::checkLocalRankDevice(module, rules_, sink);
+    distributed::checkLightningStrategies(module, rules_, sink);
   }
 
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {

@@ -101,6 +101,25 @@ std::unordered_set<std::string> projectRoots(const Workspace& workspace) {
   return roots;
 }
 
+namespace {
+
+/// Drops the findings (from index `first` on) that stand in a branch the NPU never takes: a CUDA
+/// name under `if torch.version.hip:` is no CUDA binding of the NPU path.
+void dropOffNpuFindings(const parse::PythonModule& module, std::vector<sdk::Finding>& findings,
+                        std::size_t first) {
+  const auto& off = module.offNpuRanges();
+  if (off.empty()) return;
+  auto inside = [&](const sdk::Finding& f) {
+    for (const auto& [begin, end] : off)
+      if (begin <= f.range.start_byte && f.range.start_byte < end) return true;
+    return false;
+  };
+  findings.erase(std::remove_if(findings.begin() + static_cast<std::ptrdiff_t>(first), findings.end(), inside),
+                 findings.end());
+}
+
+}  // namespace
+
 void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
@@ -125,12 +144,14 @@ void analyzePythonSource(const std::string& path, std::string source,
   if (module.truncated())
     diagnostics.push_back({sdk::Severity::Warning, "nesting-too-deep", path, 0,
                            "expressions nested too deeply; the deepest parts were not analysed"});
+  const std::size_t first = findings.size();
   for (const ActivePlugin& p : plugins) {
     CollectingSink sink(findings, diagnostics, p.loaded->info.domain);
     p.loaded->rules->match(module, sink);
     guarded(*p.loaded, path, "analyzeModule", diagnostics,
             [&] { p.loaded->plugin->analyzeModule(module, sink); });
   }
+  dropOffNpuFindings(module, findings, first);
   if (summary) *summary = summarizeModule(module, lines);
 }
 

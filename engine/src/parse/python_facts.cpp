@@ -12,6 +12,8 @@
 
 #include "migrate/sdk/text_position.hpp"
 #include "parse/python_facts.hpp"
+#include "values/name_bindings.hpp"
+#include "values/platform_branches.hpp"
 
 namespace migrate::parse {
 namespace {
@@ -85,6 +87,12 @@ struct Symbols {
     for_in_clause = named(l, "for_in_clause");
     augmented_assignment = named(l, "augmented_assignment");
     return_statement = named(l, "return_statement");
+    if_statement = named(l, "if_statement");
+    else_clause = named(l, "else_clause");
+    elif_clause = named(l, "elif_clause");
+    while_statement = named(l, "while_statement");
+    not_operator = named(l, "not_operator");
+    type = named(l, "type");
     error = static_cast<TSSymbol>(-1);  // ts_builtin_sym_error
   }
   static TSSymbol named(const TSLanguage* l, const char* name) {
@@ -152,6 +160,12 @@ struct Symbols {
   TSSymbol for_in_clause = 0;
   TSSymbol augmented_assignment = 0;
   TSSymbol return_statement = 0;
+  TSSymbol if_statement = 0;
+  TSSymbol else_clause = 0;
+  TSSymbol elif_clause = 0;
+  TSSymbol while_statement = 0;
+  TSSymbol not_operator = 0;
+  TSSymbol type = 0;
   TSSymbol error = 0;
 };
 
@@ -212,6 +226,8 @@ class FactExtractor {
     f_superclasses_ = field(language, "superclasses");
     f_body_ = field(language, "body");
     f_key_ = field(language, "key");
+    f_condition_ = field(language, "condition");
+    f_consequence_ = field(language, "consequence");
   }
 
   /// Returns false when the tree was too deep to walk completely.
@@ -309,11 +325,18 @@ class FactExtractor {
       message = onString(n);
     } else if (type == sym_.function_definition || type == sym_.class_definition) {
       onDefinition(n);
+    } else if (type == sym_.assignment) {
+      onAssignment(n);
+    } else if (type == sym_.if_statement) {
+      onIf(n);
     }
     if (descend) {
       // Inside a message f-string, plain reads (`{torch.backends.cuda.matmul.allow_tf32=}`) are
       // not uses; calls still are (they run and can fail on NPU).
       if (message) ++in_message_;
+      // A type annotation (`ctx: torch.cuda.StreamContext = …`) names a type, it runs nothing.
+      const bool annotation = type == sym_.type;
+      if (annotation) ++in_annotation_;
       // The children through the cursor: in linear time, however many there are.
       if (ts_tree_cursor_goto_first_child(&cursor_)) {
         int before = 0;
@@ -330,6 +353,7 @@ class FactExtractor {
         ts_tree_cursor_goto_parent(&cursor_);
       }
       if (message) --in_message_;
+      if (annotation) --in_annotation_;
     }
     if (!scopes_.empty() && scopes_.back().node_id == n.id) scopes_.pop_back();
     positional_.pop_back();
@@ -389,7 +413,7 @@ class FactExtractor {
           f.target = f.bound;
         }
       }
-      bindings_[f.bound] = f.target;
+      bindings_.bindImport(f.bound, f.target);
       m_.imports_.push_back(std::move(f));
     });
   }
@@ -416,6 +440,44 @@ class FactExtractor {
     return pkg.empty() ? base : pkg + "." + base;
   }
 
+  /// `name = a.b.c` may make `name` an alias (values::NameBindings); any other value of a plain
+  /// name is noted too, so that a name bound to two things is never taken for an alias.
+  void onAssignment(TSNode n) {
+    TSNode left = child(n, f_left_);
+    if (!is(left, sym_.identifier)) return;
+    TSNode right = child(n, f_right_);
+    std::string chain;
+    if (is(right, sym_.identifier) || is(right, sym_.attribute)) chain = chainText(right);
+    bindings_.noteAssignment(text(left), chain);
+  }
+
+  /// Branches the NPU never takes (values::classifyCondition): an if/elif testing ROCm or
+  /// excluding the NPU, from its header to the end of its body; after a branch that tests the NPU,
+  /// every later branch of the chain.
+  void onIf(TSNode n) {
+    auto off = [&](std::uint32_t begin, std::uint32_t end) { m_.off_npu_.emplace_back(begin, end); };
+    auto test = [&](TSNode clause) { return values::classifyCondition(text(child(clause, f_condition_))); };
+    auto bodyEnd = [&](TSNode clause) {
+      TSNode body = child(clause, f_consequence_);
+      return ts_node_is_null(body) ? ts_node_end_byte(clause) : ts_node_end_byte(body);
+    };
+    bool npu_taken = false;  // an earlier branch of the chain is the NPU's
+    auto clause = [&](TSNode c) {
+      if (npu_taken) {
+        off(ts_node_start_byte(c), ts_node_end_byte(c));
+        return;
+      }
+      if (is(c, sym_.else_clause)) return;
+      const values::PlatformTest t = test(c);
+      if (t == values::PlatformTest::OffNpu) off(ts_node_start_byte(c), bodyEnd(c));
+      npu_taken = t == values::PlatformTest::NpuOnly;
+    };
+    clause(n);
+    forEachNamedChild(n, [&](TSNode c) {
+      if (is(c, sym_.elif_clause) || is(c, sym_.else_clause)) clause(c);
+    });
+  }
+
   // ---- references and attributes -------------------------------------------------------------
 
   /// Whether an identifier in this position is an expression (not a def name, keyword, …).
@@ -439,6 +501,7 @@ class FactExtractor {
     if (is(n, sym_.identifier) && !identifierIsExpression(n)) return;
     TSNode p = parentAt(0);
     if (in_message_ > 0 && !isCallee(n)) return;
+    if (in_annotation_ > 0) return;
     // `name = …` / `a, name = …` binds a name: not a use of whatever an import bound it to.
     if (is(n, sym_.identifier) &&
         (isAssignmentTarget(n) || (is(p, sym_.pattern_list) && is(parentAt(1), sym_.assignment) &&
@@ -642,6 +705,22 @@ class FactExtractor {
     return out;
   }
 
+  /// Whether the comparison at `parentAt(up)` decides a branch (the condition of an if/elif/while
+  /// or of a conditional expression), through `and`/`or`/`not`/parentheses, rather than giving a
+  /// value that is asserted, assigned, returned, passed on or filters a comprehension.
+  bool isBranchCondition(std::size_t up) const {
+    TSNode cur = parentAt(up);
+    TSNode p = parentAt(++up);
+    while (is(p, sym_.boolean_operator) || is(p, sym_.not_operator) || is(p, sym_.parenthesized_expression)) {
+      cur = p;
+      p = parentAt(++up);
+    }
+    if (is(p, sym_.if_statement) || is(p, sym_.elif_clause) || is(p, sym_.while_statement)) return true;
+    // `a if cond else b`: the condition is the middle operand.
+    return is(p, sym_.conditional_expression) && ts_node_named_child_count(p) == 3 &&
+           ts_node_eq(ts_node_named_child(p, 1), cur);
+  }
+
   /// Records a string literal; true when it stands in a message position.
   bool onString(TSNode n) {
     sdk::StringFact s;
@@ -691,6 +770,7 @@ class FactExtractor {
       }
     } else if (pt == sym_.comparison_operator) {
       s.context = StringContext::Compare;
+      if (isBranchCondition(up)) s.name = "branch";
     } else if (pt == sym_.assignment) {
       if (!ts_node_eq(child(p, f_left_), cur)) {
         s.context = StringContext::Assignment;
@@ -822,14 +902,7 @@ class FactExtractor {
 
   /// Qualified name of a dotted chain through the import bindings; empty when the root is not
   /// an import, or a top-level def/class after the import shadows it.
-  std::string resolveChain(const std::string& written) const {
-    const std::size_t dot = written.find('.');
-    const std::string root = written.substr(0, dot);
-    auto it = bindings_.find(root);
-    if (it == bindings_.end()) return {};
-    if (shadowed_.count(root)) return {};
-    return dot == std::string::npos ? it->second : it->second + written.substr(dot);
-  }
+  std::string resolveChain(const std::string& written) const { return bindings_.resolve(written); }
 
   /// The target of the file's only `from <absolute module> import *`, or empty.
   std::string soleStarImport() const {
@@ -907,7 +980,7 @@ class FactExtractor {
     if (name.find('.') != std::string::npos || kBuiltins.count(name)) return false;
     for (const auto& d : m_.definitions_)
       if (d.name == name) return false;
-    return bindings_.find(name) == bindings_.end();
+    return !bindings_.isImport(name) && bindings_.resolve(name).empty();
   }
 
   /// `self.X` where the file itself assigns `self.X = …`: the project's own attribute.
@@ -924,8 +997,9 @@ class FactExtractor {
       if (!imp.bound.empty()) last_import[imp.bound] = std::max(last_import[imp.bound], imp.range.start_byte);
     for (const auto& [name, at] : local_defs_) {
       auto it = last_import.find(name);
-      if (it != last_import.end() && at > it->second) shadowed_.insert(name);
+      if (it != last_import.end() && at > it->second) bindings_.shadow(name);
     }
+    bindings_.finish();
     for (auto& d : m_.definitions_) {
       for (auto& b : d.bases)
         if (auto r = resolveChain(b); !r.empty()) b = r;
@@ -996,14 +1070,14 @@ class FactExtractor {
   std::vector<PendingRef> pending_refs_;
   std::vector<std::size_t> pending_string_callees_;
   std::vector<std::pair<std::string, uint32_t>> local_defs_;
-  std::unordered_map<std::string, std::string> bindings_;
-  std::unordered_set<std::string> shadowed_;
+  values::NameBindings bindings_;
   std::unordered_set<std::string> self_stores_;
   int in_message_ = 0;
+  int in_annotation_ = 0;
   bool too_deep_ = false;
 
   TSFieldId f_object_, f_attribute_, f_function_, f_arguments_, f_name_, f_value_, f_alias_, f_module_name_,
-      f_right_, f_left_, f_superclasses_, f_body_, f_key_;
+      f_right_, f_left_, f_superclasses_, f_body_, f_key_, f_condition_, f_consequence_;
 };
 
 bool extractFacts(PythonModule& module, TSNode root, const TSLanguage* language) {

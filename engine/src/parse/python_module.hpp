@@ -1,8 +1,10 @@
 #pragma once
 /// The engine's implementation of sdk::Module: a file's source and its extracted facts.
 
+#include <cstdint>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "migrate/sdk/module.hpp"
@@ -36,6 +38,8 @@ class PythonModule final : public sdk::Module {
   std::uint32_t firstErrorLine() const { return first_error_line_; }
   /// True when part of the tree was nested too deeply to walk; the rest was analysed.
   bool truncated() const { return truncated_; }
+  /// Byte ranges of the branches the NPU never takes (values/platform_branches.hpp).
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>>& offNpuRanges() const { return off_npu_; }
 
  private:
   friend class FactExtractor;
@@ -51,6 +55,7 @@ class PythonModule final : public sdk::Module {
   std::vector<sdk::DefinitionFact> definitions_;
   std::uint32_t first_error_line_ = 0;
   bool truncated_ = false;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> off_npu_;
   const std::unordered_set<std::string>* project_roots_ = nullptr;
 };
 

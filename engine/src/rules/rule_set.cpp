@@ -8,6 +8,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "values/string_flow.hpp"
+
 namespace migrate::rules {
 namespace {
 
@@ -60,6 +62,27 @@ bool renameEdit(const sdk::Module& module, const SourceRange& range, const Rule&
     skip = pos + 1;
   }
   return false;
+}
+
+/// Whether the text before `at` is `"cuda": ` (or `'cuda:0': `, `"gpu": `): the value of a
+/// per-device table entry (`{"cuda": torch.cuda.empty_cache, "xpu": …}`), used only on that device.
+bool platformTableEntry(std::string_view src, std::uint32_t at) {
+  std::size_t i = at;
+  auto skipBlanks = [&] {
+    while (i > 0 && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n' || src[i - 1] == '\r')) --i;
+  };
+  skipBlanks();
+  if (i == 0 || src[i - 1] != ':') return false;
+  --i;
+  skipBlanks();
+  if (i == 0 || (src[i - 1] != '"' && src[i - 1] != '\'')) return false;
+  const char quote = src[--i];
+  const std::size_t end = i;
+  while (i > 0 && src[i - 1] != quote && src[i - 1] != '\n') --i;
+  if (i == 0 || src[i - 1] != quote) return false;
+  std::string_view key = src.substr(i, end - i);
+  if (key.substr(0, 5) == "cuda:") key = key.substr(0, 4);
+  return key == "cuda" || key == "gpu" || key == "nccl";
 }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
@@ -140,6 +163,7 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
       }
     }
     if (!hits) continue;
+    if (ref.call < 0 && platformTableEntry(module.source(), ref.range.start_byte)) continue;
     const sdk::CallFact* call = ref.call >= 0 ? &calls[static_cast<std::size_t>(ref.call)] : nullptr;
     for (const ApiHit& hit : *hits) {
       const Rule& rule = *hit.rule;
@@ -288,7 +312,7 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
     case K::MethodArgOf:
       return s.context == C::PositionalArg && s.method_on_value && contains(p.names, s.method);
     case K::Compare:
-      return s.context == C::Compare;
+      return s.context == C::Compare && (!p.values_only || s.name != "branch");
     case K::AssignTo:
       return s.context == C::Assignment && p.target && p.target->search(s.name);
     case K::SubscriptOf:
@@ -467,24 +491,35 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
   // each that may match. 0 = not yet evaluated, 1 = no match, 2 = match.
   std::unordered_map<std::string_view, std::vector<unsigned char>> memo;
   std::unique_ptr<PlatformAlternatives> platforms;  // built on the first not_beside candidate
+  std::unique_ptr<values::StringFlow> flow;          // built on the first string that may flow
   for (const sdk::StringFact& str : module.strings()) {
     if (str.context == sdk::StringContext::Docstring) continue;
     auto [entry, first] = memo.try_emplace(str.value);
     std::vector<unsigned char>& known = entry->second;
     if (first) known = string_patterns_.mayMatch(str.value);
+    std::optional<std::vector<sdk::StringFact>> reached;  // where an assigned string goes next
     for (std::size_t i = 0; i < strings_.size(); ++i) {
       if (known[i] == 1) continue;
       const Rule* rule = strings_[i];
       if (rule->fstring && *rule->fstring != str.fstring) continue;
+      auto at = [&](const sdk::StringFact& place) {
+        return std::any_of(rule->where.begin(), rule->where.end(),
+                           [&](const auto& p) { return positionMatches(p, place); });
+      };
       // Positions before the rule's own regex: a few comparisons, where the regex is the
       // expensive part.
-      const bool placed = rule->where.empty()
-                              ? str.context != sdk::StringContext::Message
-                              : std::any_of(rule->where.begin(), rule->where.end(),
-                                            [&](const auto& p) { return positionMatches(p, str); });
-      if (!placed) continue;
+      bool placed = rule->where.empty() ? str.context != sdk::StringContext::Message : at(str);
+      const bool may_flow = !placed && !rule->where.empty() && str.context == sdk::StringContext::Assignment;
+      if (!placed && !may_flow) continue;
       if (known[i] == 0) known[i] = rule->string_regex->search(str.value) ? 2 : 1;
       if (known[i] != 2) continue;
+      if (may_flow) {
+        if (!reached) {
+          if (!flow) flow = std::make_unique<values::StringFlow>(module);
+          reached = flow->reached(str);
+        }
+        if (!std::any_of(reached->begin(), reached->end(), at)) continue;
+      }
       if (rule->not_beside) {
         if (!platforms) platforms = std::make_unique<PlatformAlternatives>(module);
         if (platforms->beside(str, *rule->not_beside)) continue;

@@ -1,0 +1,60 @@
+// Import bindings and plain aliases of one module (name_bindings.hpp).
+
+#include "values/name_bindings.hpp"
+
+namespace migrate::values {
+namespace {
+
+/// Aliases of aliases are followed this far; a cycle (`a = b`, `b = a`) ends here unresolved.
+constexpr int kMaxAliasDepth = 8;
+
+}  // namespace
+
+void NameBindings::bindImport(const std::string& bound, const std::string& target) { imports_[bound] = target; }
+
+void NameBindings::noteAssignment(std::string_view name, std::string_view chain) {
+  auto [it, first] = assignments_.try_emplace(std::string(name), chain);
+  // A name bound to two different things is no alias: its value depends on the path taken.
+  if (!first && it->second != chain) it->second.clear();
+}
+
+void NameBindings::shadow(const std::string& name) { shadowed_.insert(name); }
+
+void NameBindings::finish() {
+  for (const auto& [name, chain] : assignments_) {
+    // An import of the same name keeps its meaning (`try: import x` / `except: x = None`), and a
+    // name assigned from anything but one chain has no qualified value.
+    if (chain.empty() || imports_.count(name) != 0) continue;
+    const std::string root = chain.substr(0, chain.find('.'));
+    if (root == name) continue;  // `x = x.y`: a new value of x, not an alias
+    aliases_.emplace(name, chain);
+  }
+}
+
+std::string NameBindings::resolveRoot(std::string_view root, int depth) const {
+  const std::string key(root);
+  if (auto it = imports_.find(key); it != imports_.end()) return shadowed_.count(key) ? std::string() : it->second;
+  if (depth >= kMaxAliasDepth) return {};
+  auto it = aliases_.find(key);
+  if (it == aliases_.end()) return {};
+  const std::string& chain = it->second;
+  const std::size_t dot = chain.find('.');
+  std::string base = resolveRoot(std::string_view(chain).substr(0, dot), depth + 1);
+  if (base.empty()) return {};
+  return dot == std::string::npos ? base : base + chain.substr(dot);
+}
+
+std::string NameBindings::resolve(std::string_view written) const {
+  const std::size_t dot = written.find('.');
+  std::string base = resolveRoot(written.substr(0, dot), 0);
+  if (base.empty() || dot == std::string_view::npos) return base;
+  base += written.substr(dot);
+  return base;
+}
+
+bool NameBindings::isImport(std::string_view name) const {
+  const std::string key(name);
+  return imports_.count(key) != 0 && shadowed_.count(key) == 0;
+}
+
+}  // namespace migrate::values

@@ -1,0 +1,47 @@
+#pragma once
+/// What the names of one module are bound to, as qualified names: the first room of the values
+/// layer (docs/architecture.md, "Analysis layers"). Imports bind at any depth (functions,
+/// methods, `try`/`if` blocks); a plain alias `name = a.b.c` binds `name` to whatever `a.b.c`
+/// resolves to, so a rule written for `torch.library.custom_op` also matches
+/// `custom_op = torch.library.custom_op` … `@custom_op(…)`.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace migrate::values {
+
+class NameBindings {
+ public:
+  /// An import statement binds `bound` to the qualified name `target` (the last one wins).
+  void bindImport(const std::string& bound, const std::string& target);
+  /// `name = <right side>` anywhere in the module: `chain` is the right side when it is a dotted
+  /// chain rooted at a name (`torch.library.custom_op`, `other`), empty for any other value.
+  void noteAssignment(std::string_view name, std::string_view chain);
+  /// A module-level def or class named `name`: it shadows an import of that name when it comes
+  /// after the last import binding it (`last_import_at` is that import's start byte).
+  void shadow(const std::string& name);
+
+  /// Call once after every binding was noted: settles the aliases.
+  void finish();
+
+  /// Qualified name of a dotted chain (`tc.synchronize` → `torch.cuda.synchronize`); empty when
+  /// its root is bound to no import, directly or through aliases.
+  std::string resolve(std::string_view written) const;
+  /// Whether `name` is bound by an import (not shadowed).
+  bool isImport(std::string_view name) const;
+
+ private:
+  std::string resolveRoot(std::string_view root, int depth) const;
+
+  std::unordered_map<std::string, std::string> imports_;
+  std::unordered_set<std::string> shadowed_;
+  /// name → the one chain every assignment of the name binds; "" when any assignment binds
+  /// something else (a call result, a literal, a different chain).
+  std::unordered_map<std::string, std::string> assignments_;
+  std::unordered_map<std::string, std::string> aliases_;  ///< settled by finish()
+};
+
+}  // namespace migrate::values

@@ -1,0 +1,99 @@
+// Conditions that select a platform (platform_branches.hpp).
+
+#include "values/platform_branches.hpp"
+
+#include <re2/re2.h>
+
+#include <string>
+#include <vector>
+
+namespace migrate::values {
+namespace {
+
+bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\'; }
+
+/// Without surrounding blanks, and without parentheses around the whole text.
+std::string_view trim(std::string_view s) {
+  for (;;) {
+    while (!s.empty() && space(s.front())) s.remove_prefix(1);
+    while (!s.empty() && space(s.back())) s.remove_suffix(1);
+    if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+    int depth = 0;  // the first '(' must close at the last character
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (depth == 0) return s;
+    }
+    s = s.substr(1, s.size() - 2);
+  }
+}
+
+bool identChar(char c) {
+  return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/// The operands of the condition's top-level `and` chain (outside brackets and strings); empty
+/// when it has a top-level `or`.
+std::vector<std::string_view> andTerms(std::string_view c) {
+  std::vector<std::string_view> terms;
+  std::size_t from = 0;
+  int depth = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    const char ch = c[i];
+    if (ch == '"' || ch == '\'') {  // skip the literal
+      const std::size_t close = c.find(ch, i + 1);
+      if (close == std::string_view::npos) break;
+      i = close;
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{') ++depth;
+    if (ch == ')' || ch == ']' || ch == '}') --depth;
+    if (depth != 0 || (i > 0 && identChar(c[i - 1]))) continue;
+    auto word = [&](std::string_view w) {
+      return c.substr(i, w.size()) == w && (i + w.size() == c.size() || !identChar(c[i + w.size()]));
+    };
+    if (word("or")) return {};
+    if (word("and")) {
+      terms.push_back(trim(c.substr(from, i - from)));
+      from = i + 3;
+    }
+  }
+  terms.push_back(trim(c.substr(from)));
+  return terms;
+}
+
+/// A ROCm/HIP build or device, tested positively.
+bool testsRocm(std::string_view t) {
+  static const RE2 kNegated(R"(^not\b|\bis\s+None\b|==\s*None\b)");
+  static const RE2 kRocm(
+      R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
+      R"((==|\bin\b)\s*\(?\s*["'](rocm|hip)["']|["'](rocm|hip)["']\s*==)",
+      RE2::Quiet);
+  return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, kRocm);
+}
+
+/// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`).
+bool testsNpu(std::string_view t) {
+  static const RE2 kNpu(R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==)");
+  return RE2::PartialMatch(t, kNpu);
+}
+
+/// The NPU excluded (`not is_npu_available()`, `device.type != "npu"`).
+bool excludesNpu(std::string_view t) {
+  static const RE2 kNotNpu(R"(^not\s+\(?\s*(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(|!=\s*["']npu["'])");
+  return RE2::PartialMatch(t, kNotNpu);
+}
+
+}  // namespace
+
+PlatformTest classifyCondition(std::string_view condition) {
+  const auto terms = andTerms(trim(condition));  // a condition wrapped in parentheses as a whole too
+  if (terms.empty()) return PlatformTest::Neither;
+  bool npu = false;
+  for (std::string_view t : terms) {
+    if (testsRocm(t) || excludesNpu(t)) return PlatformTest::OffNpu;
+    npu = npu || testsNpu(t);
+  }
+  return npu ? PlatformTest::NpuOnly : PlatformTest::Neither;
+}
+
+}  // namespace migrate::values

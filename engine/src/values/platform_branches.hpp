@@ -1,0 +1,21 @@
+#pragma once
+/// Which branches of a module the NPU never takes: the third room of the values layer
+/// (docs/architecture.md, "Analysis layers"). Code under `if torch.version.hip:` or
+/// `if ... and not is_npu_available():`, and the other branches of `if is_npu_available():`,
+/// runs on another platform; a CUDA name there is no CUDA binding of the NPU path.
+
+#include <string_view>
+
+namespace migrate::values {
+
+enum class PlatformTest {
+  Neither,  ///< anything else: both paths may run on an NPU
+  OffNpu,   ///< the branch is taken only off the NPU (ROCm/HIP, or the NPU excluded)
+  NpuOnly,  ///< the branch is taken only on the NPU: the other branches of its chain are off it
+};
+
+/// Classifies the text of an `if`/`elif` condition. Only `and`-chains are read: a condition with
+/// `or` may hold on any platform.
+PlatformTest classifyCondition(std::string_view condition);
+
+}  // namespace migrate::values
