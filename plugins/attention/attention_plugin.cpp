@@ -164,6 +164,10 @@ class AttentionPlugin final : public Plugin {
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const CallFact& call = calls[i];
       std::string resolved = call.callee_resolved;
+      // The engine resolves a plain alias itself (values::NameBindings); the alias's right sides
+      // are then this call's, not uses of their own.
+      if (auto alias = aliases.find(call.callee_written); alias != aliases.end() && !resolved.empty())
+        for (std::size_t r : alias->second) alias_used[r] = 1;
       if (resolved.empty()) {
         auto alias = aliases.find(call.callee_written);
         if (alias == aliases.end()) continue;

@@ -455,14 +455,17 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   static const RE2 kInstruction(R"(^[[:space:]]*([A-Za-z]+)[[:space:]])", bytePattern());
   // A stage of a CUDA toolkit image (`FROM nvidia/cuda:12.4-devel… AS builder`, or a stage built
   // on one): what it compiles is CUDA code, whatever the repository's own setup.py says.
-  static const RE2 kFrom(R"(^[[:space:]]*(?i:FROM)[[:space:]]+(?:--\S+[[:space:]]+)*(\S+)(?:[[:space:]]+(?i:AS)[[:space:]]+(\S+))?)",
-                         bytePattern());
-  static const RE2 kCudaDevelImage(R"((?i)nvidia/cuda:\S*devel|nvcr\.io/nvidia/(pytorch|cuda)|pytorch/pytorch:\S*devel)",
-                                   bytePattern());
-  static const RE2 kCompile(R"((^|[[:space:];&|])(make|cmake[[:space:]]+--build|ninja|\./build\w*\.sh)([[:space:]]|$))",
-                            bytePattern());
+  static const RE2 kFrom(
+      R"(^[[:space:]]*(?i:FROM)[[:space:]]+(?:--\S+[[:space:]]+)*(\S+)(?:[[:space:]]+(?i:AS)[[:space:]]+(\S+))?)",
+      bytePattern());
+  static const RE2 kCudaDevelImage(
+      R"((?i)nvidia/cuda:\S*devel|nvcr\.io/nvidia/(pytorch|cuda)|pytorch/pytorch:\S*devel)", bytePattern());
+  static const RE2 kCompile(
+      R"((^|[[:space:];&|])(make|cmake[[:space:]]+--build|ninja|\./build\w*\.sh)([[:space:]]|$))",
+      bytePattern());
   // …and of CUDA work: a toolkit image also builds MPI, UCX and the like, which the NPU image needs too.
-  static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)", bytePattern());
+  static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
+                             bytePattern());
   for (const sdk::FileEntry* file : dockerfiles) {
     const auto text = workspace.read(file->path);
     if (!text) continue;

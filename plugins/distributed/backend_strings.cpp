@@ -100,9 +100,6 @@ void checkBackendStrings(const Module& module, const RuleTable& rules, FindingSi
   static const RE2 kNccl("(?i)nccl", plugin_support::bytePattern());  // the whole value
   for (const StringFact& s : module.strings()) {
     if (s.context == StringContext::Docstring || s.context == StringContext::Message) continue;
-    // `if backend == "nccl":` is a platform test (the NPU takes another branch), not a use; a
-    // comparison whose result is kept (`is_nccl = backend == "nccl"`) still is.
-    if (s.context == StringContext::Compare && s.name == "branch") continue;
     if (!RE2::FullMatch(s.value, kNccl) || dataRulePosition(s)) continue;
     const std::string written(module.text(s.range));
     if (extendedBackendPosition(module, s)) {

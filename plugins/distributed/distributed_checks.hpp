@@ -12,16 +12,16 @@ namespace distributed {
 
 /// The rule data the checks report with; every pointer is set by configure().
 struct RuleTable {
-  const migrate::sdk::RuleInfo* nccl_backend = nullptr;      ///< DIST-001 (positions beyond its data)
-  const migrate::sdk::RuleInfo* variable_backend = nullptr;  ///< DIST-004
-  const migrate::sdk::RuleInfo* default_backend = nullptr;   ///< DIST-005
-  const migrate::sdk::RuleInfo* env_ifname = nullptr;        ///< DIST-008
-  const migrate::sdk::RuleInfo* env_errors = nullptr;        ///< DIST-009
-  const migrate::sdk::RuleInfo* env_debug = nullptr;         ///< DIST-010
-  const migrate::sdk::RuleInfo* env_other = nullptr;         ///< DIST-011
-  const migrate::sdk::RuleInfo* data_parallel = nullptr;     ///< DIST-012
-  const migrate::sdk::RuleInfo* local_rank = nullptr;        ///< DIST-025
-  const migrate::sdk::RuleInfo* nccl_other = nullptr;        ///< DIST-026
+  const migrate::sdk::RuleInfo* nccl_backend = nullptr;        ///< DIST-001 (positions beyond its data)
+  const migrate::sdk::RuleInfo* variable_backend = nullptr;    ///< DIST-004
+  const migrate::sdk::RuleInfo* default_backend = nullptr;     ///< DIST-005
+  const migrate::sdk::RuleInfo* env_ifname = nullptr;          ///< DIST-008
+  const migrate::sdk::RuleInfo* env_errors = nullptr;          ///< DIST-009
+  const migrate::sdk::RuleInfo* env_debug = nullptr;           ///< DIST-010
+  const migrate::sdk::RuleInfo* env_other = nullptr;           ///< DIST-011
+  const migrate::sdk::RuleInfo* data_parallel = nullptr;       ///< DIST-012
+  const migrate::sdk::RuleInfo* local_rank = nullptr;          ///< DIST-025
+  const migrate::sdk::RuleInfo* nccl_other = nullptr;          ///< DIST-026
   const migrate::sdk::RuleInfo* lightning_strategy = nullptr;  ///< DIST-033
 };
 

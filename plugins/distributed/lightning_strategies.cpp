@@ -16,8 +16,9 @@ using namespace migrate::sdk;
 /// packages Lightning has shipped them in (`lightning.pytorch.strategies.FSDPStrategy`,
 /// `pytorch_lightning.strategies.ddp.DDPStrategy`, `lightning.fabric.strategies.FSDPStrategy`, …).
 bool isBackendChoosingStrategy(std::string_view resolved) {
-  static constexpr std::string_view kPackages[] = {"lightning.pytorch.strategies.", "lightning.fabric.strategies.",
-                                                   "pytorch_lightning.strategies.", "lightning_fabric.strategies."};
+  static constexpr std::string_view kPackages[] = {
+      "lightning.pytorch.strategies.", "lightning.fabric.strategies.", "pytorch_lightning.strategies.",
+      "lightning_fabric.strategies."};
   static constexpr std::string_view kClasses[] = {"DDPStrategy", "FSDPStrategy", "ModelParallelStrategy",
                                                   "DDPSpawnStrategy", "DDPShardedStrategy"};
   bool in_package = false;
@@ -33,7 +34,8 @@ bool isBackendChoosingStrategy(std::string_view resolved) {
 
 void checkLightningStrategies(const Module& module, const RuleTable& rules, FindingSink& sink) {
   for (const CallFact& call : module.calls()) {
-    if (!isBackendChoosingStrategy(call.callee_resolved) || module.isProjectModule(call.callee_resolved)) continue;
+    if (!isBackendChoosingStrategy(call.callee_resolved) || module.isProjectModule(call.callee_resolved))
+      continue;
     bool has_backend = false;
     for (const ArgumentFact& a : call.args) has_backend = has_backend || a.keyword == "process_group_backend";
     // `Strategy(**kwargs)` may carry the backend: the argument facts leave splats out, the text has them.

@@ -18,8 +18,8 @@
 #include "analyze/analyzer.hpp"
 #include "emit/source_edits.hpp"
 #include "migrate/engine/plugin_host.hpp"
+#include "rule_tooling/rule_tester.hpp"
 #include "rules/rule_set.hpp"
-#include "rules/rule_tester.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate {

@@ -114,8 +114,9 @@ void dropOffNpuFindings(const parse::PythonModule& module, std::vector<sdk::Find
       if (begin <= f.range.start_byte && f.range.start_byte < end) return true;
     return false;
   };
-  findings.erase(std::remove_if(findings.begin() + static_cast<std::ptrdiff_t>(first), findings.end(), inside),
-                 findings.end());
+  findings.erase(
+      std::remove_if(findings.begin() + static_cast<std::ptrdiff_t>(first), findings.end(), inside),
+      findings.end());
 }
 
 }  // namespace

@@ -32,7 +32,6 @@ struct StringPosition {
   std::vector<std::string> names;    ///< keywords, callees, methods or subscripted chains
   std::vector<std::string> callees;  ///< Keyword: optional restriction of the call
   std::optional<Pattern> target;     ///< AssignTo
-  bool values_only = false;          ///< Compare: not when the comparison is a branch condition
 };
 
 struct Snippet {

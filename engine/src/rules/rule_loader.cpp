@@ -107,12 +107,7 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
     ++kinds;
   }
   if (n["compare"]) {
-    // `compare: value`: only a comparison whose result is a value (asserted, assigned, returned,
-    // passed), not the condition of a branch (if/elif/while, `a if cond else b`).
-    if (n["compare"].IsScalar() && n["compare"].Scalar() == "value")
-      p.values_only = true;
-    else if (!r.boolean(n["compare"], "compare (true or value)"))
-      r.fail(n["compare"], "compare: false means nothing; remove it");
+    if (!r.boolean(n["compare"], "compare")) r.fail(n["compare"], "compare: false means nothing; remove it");
     p.kind = StringPosition::Kind::Compare;
     ++kinds;
   }

@@ -64,23 +64,29 @@ bool renameEdit(const sdk::Module& module, const SourceRange& range, const Rule&
   return false;
 }
 
-/// Whether the text before `at` is `"cuda": ` (or `'cuda:0': `, `"gpu": `): the value of a
-/// per-device table entry (`{"cuda": torch.cuda.empty_cache, "xpu": …}`), used only on that device.
+/// Whether the text before `at` is `{"cuda": ` or `, 'cuda:0': ` (also `"gpu"`, `"nccl"`): the value
+/// of a per-device table entry (`{"cuda": torch.cuda.empty_cache, "xpu": …}`), used only on that
+/// device. The value stands on the key's line; the key follows `{` or `,` (newlines between).
 bool platformTableEntry(std::string_view src, std::uint32_t at) {
   std::size_t i = at;
-  auto skipBlanks = [&] {
-    while (i > 0 && (src[i - 1] == ' ' || src[i - 1] == '\t' || src[i - 1] == '\n' || src[i - 1] == '\r')) --i;
+  auto skip = [&](bool newlines) {
+    while (i > 0 && (src[i - 1] == ' ' || src[i - 1] == '\t' ||
+                     (newlines && (src[i - 1] == '\n' || src[i - 1] == '\r'))))
+      --i;
   };
-  skipBlanks();
+  skip(false);
   if (i == 0 || src[i - 1] != ':') return false;
   --i;
-  skipBlanks();
+  skip(false);
   if (i == 0 || (src[i - 1] != '"' && src[i - 1] != '\'')) return false;
   const char quote = src[--i];
   const std::size_t end = i;
   while (i > 0 && src[i - 1] != quote && src[i - 1] != '\n') --i;
   if (i == 0 || src[i - 1] != quote) return false;
   std::string_view key = src.substr(i, end - i);
+  --i;
+  skip(true);
+  if (i == 0 || (src[i - 1] != '{' && src[i - 1] != ',')) return false;
   if (key.substr(0, 5) == "cuda:") key = key.substr(0, 4);
   return key == "cuda" || key == "gpu" || key == "nccl";
 }
@@ -312,7 +318,7 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
     case K::MethodArgOf:
       return s.context == C::PositionalArg && s.method_on_value && contains(p.names, s.method);
     case K::Compare:
-      return s.context == C::Compare && (!p.values_only || s.name != "branch");
+      return s.context == C::Compare;
     case K::AssignTo:
       return s.context == C::Assignment && p.target && p.target->search(s.name);
     case K::SubscriptOf:
@@ -491,7 +497,7 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
   // each that may match. 0 = not yet evaluated, 1 = no match, 2 = match.
   std::unordered_map<std::string_view, std::vector<unsigned char>> memo;
   std::unique_ptr<PlatformAlternatives> platforms;  // built on the first not_beside candidate
-  std::unique_ptr<values::StringFlow> flow;          // built on the first string that may flow
+  std::unique_ptr<values::StringFlow> flow;         // built on the first string that may flow
   for (const sdk::StringFact& str : module.strings()) {
     if (str.context == sdk::StringContext::Docstring) continue;
     auto [entry, first] = memo.try_emplace(str.value);

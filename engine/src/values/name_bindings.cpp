@@ -10,7 +10,9 @@ constexpr int kMaxAliasDepth = 8;
 
 }  // namespace
 
-void NameBindings::bindImport(const std::string& bound, const std::string& target) { imports_[bound] = target; }
+void NameBindings::bindImport(const std::string& bound, const std::string& target) {
+  imports_[bound] = target;
+}
 
 void NameBindings::noteAssignment(std::string_view name, std::string_view chain) {
   auto [it, first] = assignments_.try_emplace(std::string(name), chain);
@@ -18,7 +20,9 @@ void NameBindings::noteAssignment(std::string_view name, std::string_view chain)
   if (!first && it->second != chain) it->second.clear();
 }
 
-void NameBindings::shadow(const std::string& name) { shadowed_.insert(name); }
+void NameBindings::shadow(const std::string& name) {
+  shadowed_.insert(name);
+}
 
 void NameBindings::finish() {
   for (const auto& [name, chain] : assignments_) {
@@ -31,25 +35,38 @@ void NameBindings::finish() {
   }
 }
 
-std::string NameBindings::resolveRoot(std::string_view root, int depth) const {
+std::string NameBindings::resolveRoot(std::string_view root, int depth, bool aliases) const {
   const std::string key(root);
-  if (auto it = imports_.find(key); it != imports_.end()) return shadowed_.count(key) ? std::string() : it->second;
-  if (depth >= kMaxAliasDepth) return {};
+  if (auto it = imports_.find(key); it != imports_.end())
+    return shadowed_.count(key) ? std::string() : it->second;
+  if (!aliases || depth >= kMaxAliasDepth) return {};
   auto it = aliases_.find(key);
   if (it == aliases_.end()) return {};
   const std::string& chain = it->second;
   const std::size_t dot = chain.find('.');
-  std::string base = resolveRoot(std::string_view(chain).substr(0, dot), depth + 1);
+  std::string base = resolveRoot(std::string_view(chain).substr(0, dot), depth + 1, true);
   if (base.empty()) return {};
   return dot == std::string::npos ? base : base + chain.substr(dot);
 }
 
-std::string NameBindings::resolve(std::string_view written) const {
-  const std::size_t dot = written.find('.');
-  std::string base = resolveRoot(written.substr(0, dot), 0);
+namespace {
+
+std::string joined(std::string base, std::string_view written, std::size_t dot) {
   if (base.empty() || dot == std::string_view::npos) return base;
   base += written.substr(dot);
   return base;
+}
+
+}  // namespace
+
+std::string NameBindings::resolve(std::string_view written) const {
+  const std::size_t dot = written.find('.');
+  return joined(resolveRoot(written.substr(0, dot), 0, true), written, dot);
+}
+
+std::string NameBindings::resolveImport(std::string_view written) const {
+  const std::size_t dot = written.find('.');
+  return joined(resolveRoot(written.substr(0, dot), 0, false), written, dot);
 }
 
 bool NameBindings::isImport(std::string_view name) const {

@@ -30,11 +30,14 @@ class NameBindings {
   /// Qualified name of a dotted chain (`tc.synchronize` → `torch.cuda.synchronize`); empty when
   /// its root is bound to no import, directly or through aliases.
   std::string resolve(std::string_view written) const;
+  /// The same through imports only: a plain read of an alias (`return fn` after `fn =
+  /// torch.cuda.empty_cache`) is the alias's value, already reported where the alias is bound.
+  std::string resolveImport(std::string_view written) const;
   /// Whether `name` is bound by an import (not shadowed).
   bool isImport(std::string_view name) const;
 
  private:
-  std::string resolveRoot(std::string_view root, int depth) const;
+  std::string resolveRoot(std::string_view root, int depth, bool aliases) const;
 
   std::unordered_map<std::string, std::string> imports_;
   std::unordered_set<std::string> shadowed_;

@@ -10,7 +10,9 @@
 namespace migrate::values {
 namespace {
 
-bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\'; }
+bool space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\';
+}
 
 /// Without surrounding blanks, and without parentheses around the whole text.
 std::string_view trim(std::string_view s) {
@@ -73,13 +75,15 @@ bool testsRocm(std::string_view t) {
 
 /// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`).
 bool testsNpu(std::string_view t) {
-  static const RE2 kNpu(R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==)");
+  static const RE2 kNpu(
+      R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==)");
   return RE2::PartialMatch(t, kNpu);
 }
 
 /// The NPU excluded (`not is_npu_available()`, `device.type != "npu"`).
 bool excludesNpu(std::string_view t) {
-  static const RE2 kNotNpu(R"(^not\s+\(?\s*(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(|!=\s*["']npu["'])");
+  static const RE2 kNotNpu(
+      R"(^not\s+\(?\s*(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(|!=\s*["']npu["'])");
   return RE2::PartialMatch(t, kNotNpu);
 }
 

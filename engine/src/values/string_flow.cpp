@@ -8,7 +8,8 @@ namespace {
 bool plainName(const std::string& s) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
   for (char c : s)
-    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+      return false;
   return true;
 }
 
@@ -16,7 +17,8 @@ bool plainName(const std::string& s) {
 
 StringFlow::StringFlow(const sdk::Module& module) {
   for (const auto& d : module.definitions())
-    if (d.kind == sdk::DefinitionFact::Kind::Function) functions_.emplace_back(d.range.start_byte, d.range.end_byte);
+    if (d.kind == sdk::DefinitionFact::Kind::Function)
+      functions_.emplace_back(d.range.start_byte, d.range.end_byte);
   for (const auto& call : module.calls())
     for (const auto& arg : call.args)
       if (arg.kind == sdk::ValueKind::Name && plainName(arg.text))

@@ -33,7 +33,7 @@ class StringFlow {
   std::uint32_t scopeOf(std::uint32_t byte) const;
 
   std::vector<std::pair<std::uint32_t, std::uint32_t>> functions_;  ///< byte ranges of every def
-  std::unordered_map<std::string, std::vector<Use>> uses_;         ///< by name
+  std::unordered_map<std::string, std::vector<Use>> uses_;          ///< by name
 };
 
 }  // namespace migrate::values

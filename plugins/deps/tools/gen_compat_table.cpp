@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
       const YAML::Node p(item);
       checkKeys(data_file, p,
                 {"name", "verdict", "replacement", "note", "aliases", "imports", "import_rule",
-                 "npu_requirement", "kit_note"},
+                 "npu_requirement", "kit_note", "evidence"},
                 "a package");
       Row r;
       r.name = scalar(data_file, p["name"], "name");
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
     std::vector<Row> patterns;
     for (const auto& item : root["patterns"]) {
       const YAML::Node p(item);
-      checkKeys(data_file, p, {"glob", "verdict", "replacement", "note"}, "a pattern");
+      checkKeys(data_file, p, {"glob", "verdict", "replacement", "note", "evidence"}, "a pattern");
       Row r;
       r.name = scalar(data_file, p["glob"], "glob");
       r.verdict = scalar(data_file, p["verdict"], "verdict");

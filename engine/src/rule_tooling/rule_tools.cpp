@@ -12,10 +12,10 @@
 #include "migrate/engine/plugin_host.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
+#include "rule_tooling/rule_tester.hpp"
 #include "rules/rule_loader.hpp"
 #include "rules/rule_pack.hpp"
 #include "rules/rule_set.hpp"
-#include "rules/rule_tester.hpp"
 #include "scaffold/scaffold_names.hpp"
 
 namespace migrate {

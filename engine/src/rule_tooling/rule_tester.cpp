@@ -1,4 +1,4 @@
-#include "rules/rule_tester.hpp"
+#include "rule_tooling/rule_tester.hpp"
 
 #include <stdlib.h>
 

@@ -1,0 +1,120 @@
+// Imports and the other bindings of names: aliases for the values layer, and the branches
+// of if/elif chains that the NPU never takes.
+
+#include "parse/fact_extractor.hpp"
+
+#include "values/platform_branches.hpp"
+
+namespace migrate::parse {
+
+void FactExtractor::onImport(TSNode n) {
+  const bool from = is(n, sym_.import_from_statement);
+  std::string base;
+  int level = 0;
+  if (from) {
+    TSNode mod = child(n, f_module_name_);
+    if (is(mod, sym_.relative_import)) {
+      forEachNamedChild(mod, [&](TSNode c) {
+        if (is(c, sym_.import_prefix)) level = static_cast<int>(text(c).size());
+        if (is(c, sym_.dotted_name)) base = compact(text(c));
+      });
+    } else {
+      base = compact(text(mod));
+    }
+  }
+  const std::string absolute_base = from ? absoluteModule(base, level) : std::string();
+  const TSNode module_name = child(n, f_module_name_);
+  forEachNamedChild(n, [&](TSNode c) {
+    if (from && ts_node_eq(c, module_name)) return;
+    sdk::ImportFact f;
+    f.level = level;
+    f.range = range(n);
+    if (is(c, sym_.wildcard_import)) {
+      f.module = base;
+      f.star = true;
+      f.target = absolute_base;
+      m_.imports_.push_back(std::move(f));
+      return;
+    }
+    TSNode name_node = c;
+    if (is(c, sym_.aliased_import)) {
+      name_node = child(c, f_name_);
+      f.alias = std::string(text(child(c, f_alias_)));
+    }
+    if (!is(name_node, sym_.dotted_name)) return;
+    const std::string name = compact(text(name_node));
+    if (from) {
+      f.module = base;
+      f.name = name;
+      f.bound = f.alias.empty() ? name : f.alias;
+      f.target = absolute_base.empty() ? name : absolute_base + "." + name;
+    } else {
+      f.module = name;
+      if (!f.alias.empty()) {
+        f.bound = f.alias;
+        f.target = name;
+      } else {
+        f.bound = name.substr(0, name.find('.'));
+        f.target = f.bound;
+      }
+    }
+    bindings_.bindImport(f.bound, f.target);
+    m_.imports_.push_back(std::move(f));
+  });
+}
+
+std::string FactExtractor::compact(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\\') out += c;
+  return out;
+}
+
+std::string FactExtractor::absoluteModule(const std::string& base, int level) const {
+  if (level == 0) return base;
+  std::string pkg(m_.dotted_name_);
+  const bool is_init =
+      m_.path_.size() >= 11 && m_.path_.compare(m_.path_.size() - 11, 11, "__init__.py") == 0;
+  int up = is_init ? level - 1 : level;
+  for (int i = 0; i < up; ++i) {
+    auto dot = pkg.rfind('.');
+    pkg = dot == std::string::npos ? std::string() : pkg.substr(0, dot);
+  }
+  if (base.empty()) return pkg;
+  return pkg.empty() ? base : pkg + "." + base;
+}
+
+void FactExtractor::onAssignment(TSNode n) {
+  TSNode left = child(n, f_left_);
+  if (!is(left, sym_.identifier)) return;
+  TSNode right = child(n, f_right_);
+  std::string chain;
+  if (is(right, sym_.identifier) || is(right, sym_.attribute)) chain = chainText(right);
+  bindings_.noteAssignment(text(left), chain);
+}
+
+void FactExtractor::onIf(TSNode n) {
+  auto off = [&](std::uint32_t begin, std::uint32_t end) { m_.off_npu_.emplace_back(begin, end); };
+  auto test = [&](TSNode clause) { return values::classifyCondition(text(child(clause, f_condition_))); };
+  auto bodyEnd = [&](TSNode clause) {
+    TSNode body = child(clause, f_consequence_);
+    return ts_node_is_null(body) ? ts_node_end_byte(clause) : ts_node_end_byte(body);
+  };
+  bool npu_taken = false;  // an earlier branch of the chain is the NPU's
+  auto clause = [&](TSNode c) {
+    if (npu_taken) {
+      off(ts_node_start_byte(c), ts_node_end_byte(c));
+      return;
+    }
+    if (is(c, sym_.else_clause)) return;
+    const values::PlatformTest t = test(c);
+    if (t == values::PlatformTest::OffNpu) off(ts_node_start_byte(c), bodyEnd(c));
+    npu_taken = t == values::PlatformTest::NpuOnly;
+  };
+  clause(n);
+  forEachNamedChild(n, [&](TSNode c) {
+    if (is(c, sym_.elif_clause) || is(c, sym_.else_clause)) clause(c);
+  });
+}
+
+}  // namespace migrate::parse

@@ -1,0 +1,138 @@
+// The values layer: aliases resolved like imports, strings followed through the names they are
+// assigned to, and the branches the NPU never takes.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "parse/python_parser.hpp"
+#include "values/name_bindings.hpp"
+#include "values/platform_branches.hpp"
+#include "values/string_flow.hpp"
+
+namespace migrate::values {
+namespace {
+
+std::unique_ptr<parse::PythonModule> parse(const std::string& code) {
+  auto m = parse::parsePython("pkg/mod.py", code);
+  EXPECT_TRUE(m.ok());
+  return std::move(m.value());
+}
+
+std::string decoratorOf(const parse::PythonModule& m, const std::string& def) {
+  for (const auto& d : m.definitions())
+    if (d.name == def && !d.decorators.empty()) return d.decorators.front();
+  return {};
+}
+
+TEST(NameBindings, AnAliasOfAnImportedNameResolvesToIt) {
+  NameBindings b;
+  b.bindImport("torch", "torch");
+  b.noteAssignment("custom_op", "torch.library.custom_op");
+  b.noteAssignment("op", "custom_op");
+  b.finish();
+  EXPECT_EQ(b.resolve("custom_op"), "torch.library.custom_op");
+  EXPECT_EQ(b.resolve("op"), "torch.library.custom_op");
+  EXPECT_EQ(b.resolve("op.register_fake"), "torch.library.custom_op.register_fake");
+}
+
+TEST(NameBindings, ANameBoundToTwoThingsOrToACycleIsNoAlias) {
+  NameBindings b;
+  b.bindImport("torch", "torch");
+  b.noteAssignment("dev", "torch.cuda");
+  b.noteAssignment("dev", "");  // dev = make_device() elsewhere
+  b.noteAssignment("a", "b");
+  b.noteAssignment("b", "a");
+  b.noteAssignment("torch", "");  // `except ImportError: torch = None` keeps the import
+  b.finish();
+  EXPECT_EQ(b.resolve("dev.synchronize"), "");
+  EXPECT_EQ(b.resolve("a"), "");
+  EXPECT_EQ(b.resolve("torch.cuda"), "torch.cuda");
+}
+
+TEST(NameBindings, ADecoratorThroughAModuleLevelAliasIsResolved) {
+  auto m = parse(
+      "import torch\n"
+      "custom_op = torch.library.custom_op\n"
+      "@custom_op('lib::f', mutates_args=(), device_types='cuda')\n"
+      "def f(x):\n"
+      "    return x\n"
+      "def g():\n"
+      "    from torch.utils.cpp_extension import CUDAExtension\n"
+      "    ext = CUDAExtension\n"
+      "    return ext('k', ['k.cu'])\n");
+  EXPECT_EQ(decoratorOf(*m, "f"), "torch.library.custom_op");
+  bool found = false;
+  for (const auto& c : m->calls())
+    found = found || c.callee_resolved == "torch.utils.cpp_extension.CUDAExtension";
+  EXPECT_TRUE(found) << "an import inside a function, then an alias of it";
+}
+
+TEST(StringFlow, AStringReachesTheArgumentsItsNameIsPassedAs) {
+  auto m = parse(
+      "import torch\n"
+      "TARGET = 'cuda'\n"
+      "def run(model):\n"
+      "    return model.to(TARGET)\n"
+      "def local(x):\n"
+      "    where = 'cuda:0'\n"
+      "    return torch.zeros(2, device=where)\n"
+      "def other(x, where='cpu'):\n"
+      "    return torch.ones(2, device=where)\n");
+  const StringFlow flow(*m);
+  auto placedOf = [&](const std::string& value) {
+    for (const auto& s : m->strings())
+      if (s.value == value) return flow.reached(s);
+    return std::vector<sdk::StringFact>{};
+  };
+  auto target = placedOf("cuda");
+  ASSERT_EQ(target.size(), 1u);
+  EXPECT_EQ(target[0].context, sdk::StringContext::PositionalArg);
+  EXPECT_EQ(target[0].method, "to");
+  EXPECT_TRUE(target[0].method_on_value);
+  EXPECT_EQ(target[0].range.line, 2u) << "reported where the literal stands";
+  auto local = placedOf("cuda:0");
+  ASSERT_EQ(local.size(), 1u) << "the `where` of another function is another name";
+  EXPECT_EQ(local[0].context, sdk::StringContext::KeywordArg);
+  EXPECT_EQ(local[0].name, "device");
+  EXPECT_EQ(local[0].callee, "torch.zeros");
+}
+
+TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
+  EXPECT_EQ(classifyCondition("torch.version.hip is not None"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("torch.version.hip is None"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("(\n  torch.version.hip\n  and (a or b)\n)"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("x and not is_npu_available()"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("device.type != 'npu'"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("torch.npu.is_available()"), PlatformTest::NpuOnly);
+  EXPECT_EQ(classifyCondition("is_torch_npu_available() and x"), PlatformTest::NpuOnly);
+  EXPECT_EQ(classifyCondition("torch.version.hip or torch.cuda.is_available()"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("SYSTEM == 'rocm'"), PlatformTest::OffNpu);
+}
+
+TEST(PlatformBranches, TheModuleKnowsWhichBranchesTheNpuNeverTakes) {
+  const std::string code =
+      "import torch\n"
+      "if torch.version.hip:\n"
+      "    torch.cuda.synchronize()\n"
+      "if torch.npu.is_available():\n"
+      "    torch.npu.synchronize()\n"
+      "elif torch.cuda.is_available():\n"
+      "    torch.cuda.synchronize()\n"
+      "torch.cuda.empty_cache()\n";
+  auto m = parse(code);
+  auto off = [&](const std::string& text) {
+    const auto at = static_cast<std::uint32_t>(code.find(text));
+    return std::any_of(m->offNpuRanges().begin(), m->offNpuRanges().end(),
+                       [&](const auto& r) { return r.first <= at && at < r.second; });
+  };
+  EXPECT_TRUE(off("torch.cuda.synchronize()\nif"));
+  EXPECT_FALSE(off("torch.npu.synchronize"));
+  EXPECT_TRUE(off("torch.cuda.is_available"));
+  EXPECT_TRUE(off("torch.cuda.synchronize()\ntorch.cuda.empty"));
+  EXPECT_FALSE(off("torch.cuda.empty_cache"));
+}
+
+}  // namespace
+}  // namespace migrate::values
