@@ -187,6 +187,8 @@ class AttentionPlugin final : public Plugin {
           continue;
         }
       }
+      // Inside the library's own repository (xformers in xformers) its names are the project's.
+      if (module.isProjectModule(resolved)) continue;
       const KernelSpec* spec = migrate_attention::findKernel(resolved);
       if (!spec) continue;
       const auto alias = aliases.find(call.callee_written);
@@ -207,7 +209,7 @@ class AttentionPlugin final : public Plugin {
 
     for (std::size_t r = 0; r < refs.size(); ++r) {
       const ReferenceFact& ref = refs[r];
-      if (ref.resolved.empty() || alias_used[r]) continue;
+      if (ref.resolved.empty() || alias_used[r] || module.isProjectModule(ref.resolved)) continue;
       if (ref.call >= 0 && is_kernel_call[static_cast<std::size_t>(ref.call)]) continue;
       if (migrate_attention::isLibraryModule(ref.resolved)) continue;
       if (!isUseSite(module, src, ref)) continue;

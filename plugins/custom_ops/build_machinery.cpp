@@ -133,6 +133,12 @@ std::size_t wholeWord(std::string_view text, std::size_t from, std::string_view 
   return std::string_view::npos;
 }
 
+/// A path component naming HIP or ROCm sources (`hip_*`, `rocm`, `csrc/hip/`).
+const RE2& hipPath() {
+  static const RE2 kHip(R"((?i)(^|[/_.*-])(hip|rocm)([/_.*-]|$))", bytePattern());
+  return kHip;
+}
+
 bool isCudaSourcePath(const std::string& v) {
   if (!(endsWith(v, ".cu") || endsWith(v, ".cuh"))) return false;
   // A bare extension (".cu", "*.cu" is a glob and counts) names a file type, not a source.
@@ -272,9 +278,20 @@ void PythonFile::nvccRuns() {
 }
 
 void PythonFile::cudaSourceLists() {
+  // A `.cu` path that a list drops (`sources.remove(…)`) or that sits under a HIP/ROCm directory
+  // (`os.path.join(d, "hip_*", "*.cu")`: hipified sources) is no CUDA source of the build.
+  auto notACudaSource = [&](const sdk::StringFact& s) {
+    for (const auto& c : m_.calls()) {
+      if (!within(s.range, c.range)) continue;
+      if (c.method == "remove" || c.method == "discard") return true;
+      for (const auto& a : c.args)
+        if (a.kind == sdk::ValueKind::String && RE2::PartialMatch(a.text, hipPath())) return true;
+    }
+    return false;
+  };
   std::vector<const sdk::StringFact*> sources;
   for (const auto& s : m_.strings())
-    if (codeString(s) && isCudaSourcePath(s.value)) sources.push_back(&s);
+    if (codeString(s) && isCudaSourcePath(s.value) && !notACudaSource(s)) sources.push_back(&s);
   std::sort(sources.begin(), sources.end(),
             [](const auto* a, const auto* b) { return a->range.start_byte < b->range.start_byte; });
   // Groups of sources on nearby lines (at most two lines apart): one extension's list.

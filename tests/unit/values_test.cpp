@@ -98,6 +98,29 @@ TEST(StringFlow, AStringReachesTheArgumentsItsNameIsPassedAs) {
   EXPECT_EQ(local[0].callee, "torch.zeros");
 }
 
+TEST(StringFlow, AStringPassedToAFunctionOfTheModuleReachesWhereItsParameterGoes) {
+  auto m = parse(
+      "def move(model, device, *args, dtype=None, **kw):\n"
+      "    return model.to(device)\n"
+      "def run(model):\n"
+      "    move(model, 'cuda')\n"
+      "    move(model, device='cuda:1')\n"
+      "    move(model, 'cpu', 'cuda:2')\n");
+  const StringFlow flow(*m);
+  auto placedOf = [&](const std::string& value) {
+    for (const auto& s : m->strings())
+      if (s.value == value) return flow.reached(s);
+    return std::vector<sdk::StringFact>{};
+  };
+  for (const char* value : {"cuda", "cuda:1"}) {
+    auto placed = placedOf(value);
+    ASSERT_EQ(placed.size(), 1u) << value;
+    EXPECT_EQ(placed[0].method, "to") << value;
+    EXPECT_EQ(placed[0].arg_index, 0) << value;
+  }
+  EXPECT_TRUE(placedOf("cuda:2").empty()) << "the third positional argument binds *args";
+}
+
 TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.version.hip is not None"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("torch.version.hip is None"), PlatformTest::Neither);
@@ -109,6 +132,10 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.version.hip or torch.cuda.is_available()"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("SYSTEM == 'rocm'"), PlatformTest::OffNpu);
+  EXPECT_TRUE(namesOtherPlatform("_infer_amd_arch"));
+  EXPECT_TRUE(namesOtherPlatform("is_rocm"));
+  EXPECT_FALSE(namesOtherPlatform("chip_name"));
+  EXPECT_FALSE(namesOtherPlatform("ampere_check"));
 }
 
 TEST(PlatformBranches, TheModuleKnowsWhichBranchesTheNpuNeverTakes) {

@@ -1,6 +1,7 @@
 // Function and class definitions, their bases, decorators and scopes.
 
 #include "parse/fact_extractor.hpp"
+#include "values/platform_branches.hpp"
 
 namespace migrate::parse {
 
@@ -11,6 +12,9 @@ void FactExtractor::onDefinition(TSNode n) {
   d.name = std::string(text(child(n, f_name_)));
   d.qualified_name = scopePrefix() + d.name;
   d.range = range(n);
+  // `def _infer_amd_arch(...)`: a function for another vendor's device runs off the NPU path.
+  if (d.kind == sdk::DefinitionFact::Kind::Function && values::namesOtherPlatform(d.name))
+    m_.off_npu_.emplace_back(ts_node_start_byte(n), ts_node_end_byte(n));
   TSNode p = parentAt(0);
   TSNode holder = is(p, sym_.decorated_definition) ? p : n;
   // The parent from the walk's stack: ts_node_parent searches down from the root, quadratic

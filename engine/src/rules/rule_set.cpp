@@ -348,10 +348,28 @@ class PlatformAlternatives {
         inner = &d;
     if (inner && holds(inner->first, inner->second, str, pattern)) return true;
     const auto chain = ifChain(str.range.start_byte);
-    return chain && holds(chain->first, chain->second, str, pattern);
+    if (chain && holds(chain->first, chain->second, str, pattern)) return true;
+    return str.context == sdk::StringContext::Return && returnedBeside(str, pattern);
   }
 
  private:
+  /// A returned string whose function also returns a matching one (`return "cuda"` … `return
+  /// "npu"` in a platform probe): the other returns are its alternatives.
+  bool returnedBeside(const sdk::StringFact& str, const Pattern& pattern) const {
+    const sdk::DefinitionFact* fn = nullptr;  // the innermost function around the string
+    for (const auto& d : module_.definitions())
+      if (d.kind == sdk::DefinitionFact::Kind::Function && d.range.start_byte <= str.range.start_byte &&
+          str.range.end_byte <= d.range.end_byte && (!fn || d.range.start_byte > fn->range.start_byte))
+        fn = &d;
+    if (!fn) return false;
+    for (const sdk::StringFact& s : module_.strings())
+      if (&s != &str && s.context == sdk::StringContext::Return &&
+          fn->range.start_byte <= s.range.start_byte && s.range.end_byte <= fn->range.end_byte &&
+          pattern.search(s.value))
+        return true;
+    return false;
+  }
+
   bool holds(std::uint32_t begin, std::uint32_t end, const sdk::StringFact& self,
              const Pattern& pattern) const {
     for (const sdk::StringFact& s : module_.strings()) {
@@ -515,7 +533,10 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
       // Positions before the rule's own regex: a few comparisons, where the regex is the
       // expensive part.
       bool placed = rule->where.empty() ? str.context != sdk::StringContext::Message : at(str);
-      const bool may_flow = !placed && !rule->where.empty() && str.context == sdk::StringContext::Assignment;
+      const bool may_flow =
+          !placed && !rule->where.empty() &&
+          (str.context == sdk::StringContext::Assignment ||
+           str.context == sdk::StringContext::PositionalArg || str.context == sdk::StringContext::KeywordArg);
       if (!placed && !may_flow) continue;
       if (known[i] == 0) known[i] = rule->string_regex->search(str.value) ? 2 : 1;
       if (known[i] != 2) continue;

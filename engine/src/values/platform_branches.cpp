@@ -100,4 +100,9 @@ PlatformTest classifyCondition(std::string_view condition) {
   return npu ? PlatformTest::NpuOnly : PlatformTest::Neither;
 }
 
+bool namesOtherPlatform(std::string_view function_name) {
+  static const RE2 kOther(R"((?i)(^|_)(amd|rocm|hip|xpu|mps)(_|$))");
+  return RE2::PartialMatch(function_name, kOther);
+}
+
 }  // namespace migrate::values

@@ -18,4 +18,8 @@ enum class PlatformTest {
 /// `or` may hold on any platform.
 PlatformTest classifyCondition(std::string_view condition);
 
+/// Whether a function's name says it serves another vendor's device (`_infer_amd_arch`,
+/// `is_rocm_build`, `xpu_setup`): a word of the name is amd, rocm, hip, xpu or mps.
+bool namesOtherPlatform(std::string_view function_name);
+
 }  // namespace migrate::values

@@ -2,6 +2,9 @@
 
 #include "values/string_flow.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace migrate::values {
 namespace {
 
@@ -13,12 +16,56 @@ bool plainName(const std::string& s) {
   return true;
 }
 
+/// The parameter names of `def name(a, b: int = 1, *args, c, **kw):` in order, `*args` and
+/// `**kw` left out (a bare `*` too).
+std::vector<std::string> parameters(std::string_view def) {
+  std::vector<std::string> out;
+  std::size_t i = def.find('(');
+  if (i == std::string_view::npos) return out;
+  int depth = 0;
+  bool name_done = false;  // the current parameter's name is read (an annotation or default follows)
+  std::string name;
+  auto finish = [&] {
+    if (!name.empty() && name[0] != '*') out.push_back(name);
+    name.clear();
+    name_done = false;
+  };
+  for (++i; i < def.size(); ++i) {
+    const char c = def[i];
+    if (c == '"' || c == '\'') {  // a default's literal
+      const std::size_t close = def.find(c, i + 1);
+      if (close == std::string_view::npos) break;
+      i = close;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') {
+      if (depth == 0) break;
+      --depth;
+    }
+    if (depth > 0) continue;
+    if (c == ',') {
+      finish();
+    } else if (c == ':' || c == '=') {
+      name_done = true;
+    } else if (!name_done && (c == '*' || c == '_' || std::isalnum(static_cast<unsigned char>(c)))) {
+      name += c;
+    } else if (!name_done && !name.empty() && (c == ' ' || c == '\n' || c == '\t')) {
+      name_done = true;
+    }
+  }
+  finish();
+  return out;
+}
+
 }  // namespace
 
 StringFlow::StringFlow(const sdk::Module& module) {
-  for (const auto& d : module.definitions())
-    if (d.kind == sdk::DefinitionFact::Kind::Function)
-      functions_.emplace_back(d.range.start_byte, d.range.end_byte);
+  for (const auto& d : module.definitions()) {
+    if (d.kind != sdk::DefinitionFact::Kind::Function) continue;
+    functions_.emplace_back(d.range.start_byte, d.range.end_byte);
+    if (d.top_level) local_functions_[d.name] = {d.range.start_byte, parameters(module.text(d.range))};
+  }
   for (const auto& call : module.calls())
     for (const auto& arg : call.args)
       if (arg.kind == sdk::ValueKind::Name && plainName(arg.text))
@@ -33,16 +80,14 @@ std::uint32_t StringFlow::scopeOf(std::uint32_t byte) const {
   return scope;
 }
 
-std::vector<sdk::StringFact> StringFlow::reached(const sdk::StringFact& assigned) const {
-  std::vector<sdk::StringFact> out;
-  if (assigned.context != sdk::StringContext::Assignment) return out;
-  auto it = uses_.find(assigned.name);
-  if (it == uses_.end()) return out;
-  const std::uint32_t scope = scopeOf(assigned.range.start_byte);
+void StringFlow::placeUses(const sdk::StringFact& str, const std::string& name, std::uint32_t scope,
+                           std::uint32_t after, std::vector<sdk::StringFact>& out) const {
+  auto it = uses_.find(name);
+  if (it == uses_.end()) return;
   for (const Use& use : it->second) {
     if (scope != kModule && use.scope != scope) continue;
-    if (use.call->range.start_byte < assigned.range.start_byte && scope != kModule) continue;
-    sdk::StringFact placed = assigned;
+    if (scope != kModule && use.call->range.start_byte < after) continue;
+    sdk::StringFact placed = str;
     const sdk::CallFact& call = *use.call;
     placed.callee = call.callee_resolved.empty() ? call.callee_written : call.callee_resolved;
     placed.method = call.method;
@@ -56,6 +101,27 @@ std::vector<sdk::StringFact> StringFlow::reached(const sdk::StringFact& assigned
       placed.name = use.arg->keyword;
     }
     out.push_back(std::move(placed));
+  }
+}
+
+std::vector<sdk::StringFact> StringFlow::reached(const sdk::StringFact& str) const {
+  std::vector<sdk::StringFact> out;
+  if (str.context == sdk::StringContext::Assignment) {
+    placeUses(str, str.name, scopeOf(str.range.start_byte), str.range.start_byte, out);
+  } else if ((str.context == sdk::StringContext::PositionalArg ||
+              str.context == sdk::StringContext::KeywordArg) &&
+             str.method.empty()) {
+    // An argument of a function this module defines: the parameter it binds, inside that function.
+    auto fn = local_functions_.find(str.callee);
+    if (fn == local_functions_.end()) return out;
+    const auto& params = fn->second.params;
+    std::string param;
+    if (str.context == sdk::StringContext::KeywordArg) {
+      if (std::find(params.begin(), params.end(), str.name) != params.end()) param = str.name;
+    } else if (str.arg_index >= 0 && static_cast<std::size_t>(str.arg_index) < params.size()) {
+      param = params[static_cast<std::size_t>(str.arg_index)];
+    }
+    if (!param.empty()) placeUses(str, param, fn->second.scope, 0, out);
   }
   return out;
 }
