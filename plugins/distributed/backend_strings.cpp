@@ -50,6 +50,26 @@ bool dataRulePosition(const StringFact& s) {
   }
 }
 
+/// Whether a string assigned to a name reaches a DIST-001 position through that name: the engine
+/// follows `PG = "nccl"` to `init_process_group(PG)` and reports DIST-001 at the literal
+/// (docs/writing-rules.md), so DIST-026 leaves it alone.
+bool reachesDataRulePosition(const Module& module, const StringFact& s) {
+  if (s.context != StringContext::Assignment) return false;
+  for (const CallFact& call : module.calls())
+    for (const ArgumentFact& a : call.args) {
+      if (a.kind != ValueKind::Name || a.text != s.name) continue;
+      StringFact placed = s;
+      placed.callee = call.callee_resolved.empty() ? call.callee_written : call.callee_resolved;
+      placed.method = call.method;
+      placed.method_on_value = !call.method.empty() && !call.receiver_is_module;
+      placed.context = a.keyword.empty() ? StringContext::PositionalArg : StringContext::KeywordArg;
+      placed.name = a.keyword;
+      placed.arg_index = a.index;
+      if (dataRulePosition(placed)) return true;
+    }
+  return false;
+}
+
 /// Backend positions beyond the data rule: `tp_comm_bootstrap_backend="nccl"` (any keyword
 /// named like a backend), a comparison with lower-case "nccl" (the rule's regex is case-blind),
 /// `Literal["nccl", "gloo"]` (a subscript, or a generic type on the same line in an annotation),
@@ -100,7 +120,8 @@ void checkBackendStrings(const Module& module, const RuleTable& rules, FindingSi
   static const RE2 kNccl("(?i)nccl", plugin_support::bytePattern());  // the whole value
   for (const StringFact& s : module.strings()) {
     if (s.context == StringContext::Docstring || s.context == StringContext::Message) continue;
-    if (!RE2::FullMatch(s.value, kNccl) || dataRulePosition(s)) continue;
+    if (!RE2::FullMatch(s.value, kNccl) || dataRulePosition(s) || reachesDataRulePosition(module, s))
+      continue;
     const std::string written(module.text(s.range));
     if (extendedBackendPosition(module, s)) {
       Finding f = findingFrom(*rules.nccl_backend, std::string(module.path()), s.range, written, {},
