@@ -319,14 +319,20 @@ void PythonFile::cudaSourceLists() {
 
 void PythonFile::extensionCalls() {
   if (extension_names_.empty()) return;
+  auto rootOf = [](const std::string& chain) {
+    const std::size_t dot = chain.find('.');
+    return dot == std::string::npos ? std::string() : chain.substr(0, dot);
+  };
   for (const auto& c : m_.calls()) {
     const std::string& w = c.callee_written;
-    const std::size_t dot = w.find('.');
-    if (dot == std::string::npos || !extension_names_.count(w.substr(0, dot))) continue;
-    const std::string module = w.substr(0, dot);
+    // Through an alias too (`ext_c = exllamav2_ext` … `ext_c.make_q_matrix(...)`): the resolved
+    // name's root is the extension.
+    std::string module = rootOf(w);
+    if (!extension_names_.count(module)) module = rootOf(c.callee_resolved);
+    if (module.empty() || !extension_names_.count(module)) continue;
     auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
                          {{"value", module}});
-    if (f) f->details = {{"module", module}, {"function", w.substr(dot + 1)}};
+    if (f) f->details = {{"module", module}, {"function", w.substr(w.find('.') + 1)}};
     report(std::move(f));
   }
 }

@@ -573,10 +573,23 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
       sink.report(std::move(*f1));
     }
     if (npu_path || module != (imp.name.empty() ? imp.module : imp.module + "." + imp.name)) continue;
-    const RE2 call("(^|[^\\w.])(" + RE2::QuoteMeta(imp.bound) + "\\.(\\w+))\\s*\\(", bytePattern());
+    // The names the module goes by: its import's, and plain aliases of it (`ext_c = exllamav2_ext`).
+    std::vector<std::string> names{imp.bound};
+    const RE2 alias("^(\\w+)\\s*=\\s*" + RE2::QuoteMeta(imp.bound) + "\\s*$", bytePattern());
+    for (std::size_t i = imp.line + 1; i < t.lines.size(); ++i)
+      if (std::string name; RE2::FullMatch(t.lines[i].text, alias, &name) && name != imp.bound)
+        names.push_back(name);
+    std::string quoted;
+    for (const std::string& n : names) {
+      if (!quoted.empty()) quoted += '|';
+      quoted += RE2::QuoteMeta(n);
+    }
+    const RE2 call("(^|[^\\w.])((?:" + quoted + ")\\.(\\w+))\\s*\\(", bytePattern());
     for (std::size_t i = imp.line + 1; i < t.lines.size(); ++i) {
       const Line& l = t.lines[i];
-      if (l.text.find(imp.bound + ".") == std::string::npos) continue;
+      if (std::none_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return l.text.find(n + ".") != std::string::npos; }))
+        continue;
       forEachMatch(call, l.text, [&](const auto& m) {
         const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[2].data() - l.text.data());
         auto f2 = rules.make(

@@ -68,6 +68,23 @@ TEST(NameBindings, ADecoratorThroughAModuleLevelAliasIsResolved) {
   EXPECT_TRUE(found) << "an import inside a function, then an alias of it";
 }
 
+TEST(NameBindings, ACallThroughAnAliasIsResolvedButAPlainReadIsNot) {
+  auto m = parse(
+      "import exllamav2_ext\n"
+      "ext_c = exllamav2_ext\n"
+      "def f(w):\n"
+      "    return ext_c.make_q_matrix(w)\n"
+      "def g():\n"
+      "    return ext_c\n");
+  bool call = false;
+  for (const auto& c : m->calls()) call = call || c.callee_resolved == "exllamav2_ext.make_q_matrix";
+  EXPECT_TRUE(call);
+  for (const auto& r : m->references())
+    if (r.written == "ext_c") {
+      EXPECT_EQ(r.resolved, "") << "a read of the alias is its value, not a use";
+    }
+}
+
 TEST(StringFlow, AStringReachesTheArgumentsItsNameIsPassedAs) {
   auto m = parse(
       "import torch\n"
