@@ -20,7 +20,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/graphs_compile.yaml",    // DEV-033..036
     "rules/environment.yaml",       // DEV-037..040
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..058
+    "rules/runtime_facts.yaml",     // DEV-053..059
 };
 
 class DevicePlugin final : public Plugin {
