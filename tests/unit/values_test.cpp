@@ -19,6 +19,14 @@ std::unique_ptr<parse::PythonModule> parse(const std::string& code) {
   return std::move(m.value());
 }
 
+/// Where the first string literal with content `value` reaches (StringFlow::reached).
+std::vector<sdk::StringFact> reachedBy(const parse::PythonModule& m, const StringFlow& flow,
+                                       const std::string& value) {
+  for (const auto& s : m.strings())
+    if (s.value == value) return flow.reached(s);
+  return {};
+}
+
 std::string decoratorOf(const parse::PythonModule& m, const std::string& def) {
   for (const auto& d : m.definitions())
     if (d.name == def && !d.decorators.empty()) return d.decorators.front();
@@ -97,11 +105,7 @@ TEST(StringFlow, AStringReachesTheArgumentsItsNameIsPassedAs) {
       "def other(x, where='cpu'):\n"
       "    return torch.ones(2, device=where)\n");
   const StringFlow flow(*m);
-  auto placedOf = [&](const std::string& value) {
-    for (const auto& s : m->strings())
-      if (s.value == value) return flow.reached(s);
-    return std::vector<sdk::StringFact>{};
-  };
+  auto placedOf = [&](const std::string& value) { return reachedBy(*m, flow, value); };
   auto target = placedOf("cuda");
   ASSERT_EQ(target.size(), 1u);
   EXPECT_EQ(target[0].context, sdk::StringContext::PositionalArg);
@@ -124,11 +128,7 @@ TEST(StringFlow, AStringPassedToAFunctionOfTheModuleReachesWhereItsParameterGoes
       "    move(model, device='cuda:1')\n"
       "    move(model, 'cpu', 'cuda:2')\n");
   const StringFlow flow(*m);
-  auto placedOf = [&](const std::string& value) {
-    for (const auto& s : m->strings())
-      if (s.value == value) return flow.reached(s);
-    return std::vector<sdk::StringFact>{};
-  };
+  auto placedOf = [&](const std::string& value) { return reachedBy(*m, flow, value); };
   for (const char* value : {"cuda", "cuda:1"}) {
     auto placed = placedOf(value);
     ASSERT_EQ(placed.size(), 1u) << value;
