@@ -119,7 +119,7 @@ class FactExtractor {
   /// positional arguments before `n` when its parent is an argument list.
   void visit(TSNode n, int positional);
 
-  // ---- imports ------------------------------------------------------------------------------
+  // ---- imports and bindings (facts_bindings.cpp) -------------------------------------------
 
   void onImport(TSNode n);
 

@@ -521,7 +521,7 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
     auto [entry, first] = memo.try_emplace(str.value);
     std::vector<unsigned char>& known = entry->second;
     if (first) known = string_patterns_.mayMatch(str.value);
-    std::optional<std::vector<sdk::StringFact>> reached;  // where an assigned string goes next
+    std::optional<std::vector<sdk::StringFact>> reached;  // where the string goes next (values/)
     for (std::size_t i = 0; i < strings_.size(); ++i) {
       if (known[i] == 1) continue;
       const Rule* rule = strings_[i];
@@ -532,7 +532,7 @@ void RuleSet::matchStrings(const sdk::Module& module, sdk::FindingSink& sink) co
       };
       // Positions before the rule's own regex: a few comparisons, where the regex is the
       // expensive part.
-      bool placed = rule->where.empty() ? str.context != sdk::StringContext::Message : at(str);
+      const bool placed = rule->where.empty() ? str.context != sdk::StringContext::Message : at(str);
       const bool may_flow =
           !placed && !rule->where.empty() &&
           (str.context == sdk::StringContext::Assignment ||

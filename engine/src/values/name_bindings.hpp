@@ -20,8 +20,8 @@ class NameBindings {
   /// `name = <right side>` anywhere in the module: `chain` is the right side when it is a dotted
   /// chain rooted at a name (`torch.library.custom_op`, `other`), empty for any other value.
   void noteAssignment(std::string_view name, std::string_view chain);
-  /// A module-level def or class named `name`: it shadows an import of that name when it comes
-  /// after the last import binding it (`last_import_at` is that import's start byte).
+  /// A module-level def or class named `name` that comes after the last import binding it
+  /// shadows that import.
   void shadow(const std::string& name);
 
   /// Call once after every binding was noted: settles the aliases.
