@@ -27,7 +27,10 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
   if (!c.callee_written.empty() && extension_names_.count(rootPart(c.callee_written)) &&
       c.callee_written.find('.') != std::string::npos)
     return c.callee_written;
-  if (!c.callee_written.empty() && c.callee_written.find('.') != std::string::npos &&
+  // `MSDA.forward(...)`, not `pkg.backend.fn(...)`: a package's submodule is what that call runs.
+  const std::size_t dot = c.callee_written.find('.');
+  if (!c.callee_written.empty() && dot != std::string::npos &&
+      c.callee_written.find('.', dot + 1) == std::string::npos &&
       plain_modules_.count(rootPart(c.callee_written))) {
     static const RE2 kKernelish(R"((?:^|_)(?:forward|backward|fwd|bwd)(?:_|$)|cuda|kernel)", bytePattern());
     if (RE2::PartialMatch(lower(lastPart(c.callee_written)), kKernelish)) {

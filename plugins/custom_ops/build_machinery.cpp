@@ -186,10 +186,45 @@ void PythonFile::cudaBuildImports() {
   }
 }
 
+/// The byte ranges of the lists given to an "nvcc" key (`{"cxx": [...], "nvcc": ["-O3"]}`): every
+/// string there is an nvcc flag, however common (`-O3`), since only nvcc reads them.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
+    std::string_view src, const std::vector<sdk::StringFact>& strings) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> lists;
+  for (const auto& s : strings) {
+    if (s.value != "nvcc" || !codeString(s)) continue;
+    std::size_t i = s.range.end_byte;
+    while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
+    if (i >= src.size() || src[i] != ':') continue;
+    ++i;
+    while (i < src.size() && std::isspace(static_cast<unsigned char>(src[i]))) ++i;
+    if (i >= src.size() || src[i] != '[') continue;
+    const std::size_t open = i;
+    int depth = 0;
+    for (; i < src.size(); ++i) {
+      const char c = src[i];
+      if (c == '"' || c == '\'') {
+        i = stringEnd(src, i, false);
+        continue;
+      }
+      if (c == '[') ++depth;
+      if (c == ']' && --depth == 0) break;
+    }
+    lists.emplace_back(static_cast<std::uint32_t>(open), static_cast<std::uint32_t>(i));
+  }
+  return lists;
+}
+
 void PythonFile::nvccFlagLists() {
   std::vector<const sdk::StringFact*> flags;
+  const auto key_lists = nvccKeyLists(m_.source(), m_.strings());
+  auto inKeyList = [&](const sdk::StringFact& s) {
+    for (const auto& [open, close] : key_lists)
+      if (s.range.start_byte > open && s.range.end_byte <= close) return true;
+    return false;
+  };
   for (const auto& s : m_.strings())
-    if (codeString(s) && isNvccFlag(s.value)) flags.push_back(&s);
+    if (codeString(s) && (isNvccFlag(s.value) || (!s.value.empty() && inKeyList(s)))) flags.push_back(&s);
   if (flags.empty()) return;
   const auto statements = logicalLines(m_.source());
   auto statementOf = [&](std::uint32_t byte) -> std::size_t {

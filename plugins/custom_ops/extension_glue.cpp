@@ -329,12 +329,23 @@ bool mayImportExtension(std::string_view text) {
   return false;
 }
 
-/// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare.
+/// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare,
+/// also through a name bound to the class (`ext = CUDAExtension if cuda else CppExtension`, then
+/// `ext("pkg.backend", …)`: the CUDA build is the one an NPU port must replace).
 void declaredExtensions(const std::string& path, std::string_view text,
                         std::map<std::string, std::string>& out) {
   if (text.find("CUDAExtension") == std::string::npos) return;
-  static const RE2 kBuild(R"(\bCUDAExtension\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
-  forEachMatch(kBuild, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
+  static const RE2 kAlias(R"((?m)^[ \t]*([A-Za-z_]\w*)[ \t]*=[^=\n]([^\n]*\bCUDAExtension\b[^\n]*)$)",
+                          bytePattern());
+  static const RE2 kCalled(R"(\bCUDAExtension\s*\()", bytePattern());
+  std::string builders = "CUDAExtension";
+  forEachMatch(kAlias, text, [&](const auto& m) {
+    if (RE2::PartialMatch(m[2], kCalled)) return;  // `x = CUDAExtension(…)` is a build, not the class
+    builders.push_back('|');
+    builders.append(m[1].data(), m[1].size());
+  });
+  const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
+  forEachMatch(build, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
 }
 
 /// Libraries whose imported functions the module pass takes as kernels (see autograd_functions.cpp).
@@ -544,6 +555,38 @@ std::vector<std::pair<const Block*, std::string>> gluedFunctions(const Glue& glu
   return out;
 }
 
+/// True when line `at` is in the body of an `if`/`elif` that tests for a CUDA device
+/// (`x.device.type == "cuda"`, `x.is_cuda`) and that has an `elif`/`else` after it, or ends in a
+/// return: other devices, the NPU among them, take the other path, so the body's kernel calls are
+/// not theirs.
+bool inCudaBranchWithElse(const Text& t, std::size_t at) {
+  const std::size_t indent = t.lines[at].indent;
+  std::size_t header = at;
+  while (header-- > 0)
+    if (!t.lines[header].text.empty() && t.lines[header].indent < indent) break;
+  if (header >= at) return false;
+  const Line& h = t.lines[header];
+  if (!startsWith(h.text, "if ") && !startsWith(h.text, "elif ")) return false;
+  static const RE2 kCudaTest(R"(==\s*["']cuda["']|\.is_cuda\b)", bytePattern());
+  const std::string_view raw = std::string_view(t.text).substr(h.begin + h.indent, h.text.size());
+  if (!RE2::PartialMatch(raw, kCudaTest)) return false;
+  // An elif/else after the body, or code after a body that returns (`if cuda: return k(x)` then
+  // the portable path).
+  std::size_t last = at;
+  for (std::size_t j = at + 1; j < t.lines.size(); ++j) {
+    const Line& l = t.lines[j];
+    if (l.text.empty()) continue;
+    if (l.indent > h.indent) {
+      if (l.indent == indent) last = j;
+      continue;
+    }
+    if (l.indent < h.indent) return false;
+    return startsWith(l.text, "elif") || startsWith(l.text, "else") ||
+           startsWith(t.lines[last].text, "return") || startsWith(t.lines[last].text, "raise");
+  }
+  return false;
+}
+
 /// Reports what the glue found in one file, reading its text again only when there is something.
 void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile& f, const Rules& rules,
             const Options& options, sdk::FindingSink& sink) {
@@ -590,7 +633,10 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
       if (std::none_of(names.begin(), names.end(),
                        [&](const std::string& n) { return l.text.find(n + ".") != std::string::npos; }))
         continue;
+      if (inCudaBranchWithElse(t, i)) continue;
       forEachMatch(call, l.text, [&](const auto& m) {
+        static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
+        if (RE2::PartialMatch(m[3], kCpuKernel)) return;  // a dual build's CPU kernel
         const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[2].data() - l.text.data());
         auto f2 = rules.make(
             kExtensionCall, f.path,

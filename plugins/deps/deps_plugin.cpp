@@ -26,7 +26,7 @@ using deps::Verdict;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/dependencies.yaml",       // DEP-001..008
-    "rules/build_environment.yaml",  // DEP-009..011, DEP-024
+    "rules/build_environment.yaml",  // DEP-009..011, DEP-024, DEP-025
     "rules/imports.yaml",            // DEP-012..023
 };
 
@@ -44,11 +44,12 @@ enum RuleIndex {
   kCudaImage,
   kCudaEnvironment,
   kCudaModule,
+  kNvidiaApt,
   kRuleCount
 };
-constexpr const char* kRuleIds[kRuleCount] = {"DEP-001", "DEP-002", "DEP-003", "DEP-004",
-                                              "DEP-005", "DEP-006", "DEP-007", "DEP-008",
-                                              "DEP-009", "DEP-010", "DEP-011", "DEP-024"};
+constexpr const char* kRuleIds[kRuleCount] = {"DEP-001", "DEP-002", "DEP-003", "DEP-004", "DEP-005",
+                                              "DEP-006", "DEP-007", "DEP-008", "DEP-009", "DEP-010",
+                                              "DEP-011", "DEP-024", "DEP-025"};
 
 /// CUDA settings of container images and what replaces them on an Ascend host.
 struct EnvironmentEntry {
@@ -286,6 +287,7 @@ class DepsPlugin final : public Plugin {
     for (const auto& img : m.images) reportImage(img, sink);
     for (const auto& env : m.environment) reportEnvironment(env, sink);
     for (const auto& mod : m.toolkit_modules) reportToolkitModule(mod, sink);
+    for (const auto& apt : m.nvidia_apt) reportNvidiaApt(apt, sink);
     for (const auto& diag : m.diagnostics) sink.diagnose(diag);
   }
 
@@ -558,6 +560,14 @@ class DepsPlugin final : public Plugin {
                                                {"verdict", "needs replacement"},
                                                {"replacement", replacement}};
     reportFinding(kCudaModule, mod.file, mod.range, mod.name, std::move(vars), std::move(details), sink);
+  }
+
+  void reportNvidiaApt(const deps::NvidiaAptUse& apt, FindingSink& sink) const {
+    const std::string replacement =
+        "drop the step in the NPU image (a CANN base image needs no NVIDIA repository)";
+    reportFinding(kNvidiaApt, apt.file, apt.range, apt.value, {{"npu", replacement}, {"value", apt.value}},
+                  {{"step", apt.value}, {"verdict", "needs replacement"}, {"replacement", replacement}},
+                  sink);
   }
 
   const RuleInfo* rules_[kRuleCount] = {};

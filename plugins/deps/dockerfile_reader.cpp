@@ -1,5 +1,5 @@
 // Dockerfiles: FROM (with ARG defaults substituted), ENV and ARG settings, and the pip/conda
-// installs of RUN instructions.
+// installs and NVIDIA apt repository steps of RUN instructions.
 
 #include <cctype>
 #include <map>
@@ -111,6 +111,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
         while (r < s.size() && isBlank(s[r])) ++r;
       }
       readInstallCommands(path, ll, r, index, "dockerfile", args, out);
+      readNvidiaAptSteps(path, ll, r, index, out);
     }
   }
 }

@@ -65,6 +65,15 @@ struct ToolkitModuleUse {
   std::string name;                 ///< "cuda/11.7"
 };
 
+/// A step that uses NVIDIA's apt repositories: their source lists (`cuda.list`, `nvidia-ml.list`),
+/// signing keys from developer.download.nvidia.com, the cuda-keyring package. A CANN image has
+/// none of them, so the step fails there (`rm` of a list that is not there) or adds a CUDA repo.
+struct NvidiaAptUse {
+  std::string file;
+  migrate::sdk::SourceRange range;  ///< the list path, key URL or package as written
+  std::string value;
+};
+
 /// A file another file refers to (`-r`, `-c`, `file:`): read as a requirements file.
 struct IncludeRef {
   std::string from;  ///< the including file
@@ -81,6 +90,7 @@ struct Manifests {
   std::vector<BaseImageUse> images;
   std::vector<EnvironmentUse> environment;
   std::vector<ToolkitModuleUse> toolkit_modules;
+  std::vector<NvidiaAptUse> nvidia_apt;
   std::vector<IncludeRef> includes;
   std::vector<migrate::sdk::Diagnostic> diagnostics;
   /// Normalised names of the repository's own distributions (pyproject, setup.cfg, setup.py):
@@ -131,10 +141,15 @@ void readInstallCommands(const std::string& path, const LogicalLine& line, std::
                          const migrate::sdk::LineIndex& index, const std::string& source,
                          const std::map<std::string, std::string>& variables, Manifests& out);
 
+/// The NVIDIA apt repository steps of one logical shell line (a Dockerfile RUN, a script line),
+/// from character `begin` on: at most one, the first.
+void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::size_t begin,
+                        const migrate::sdk::LineIndex& index, Manifests& out);
+
 /// PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_TORCH_BACKEND, …: variables pip/uv read as an index option.
 bool isIndexVariable(const std::string& name);
 
-/// Shell scripts: pip/conda install commands, CUDA environment modules.
+/// Shell scripts: pip/conda install commands, CUDA environment modules, NVIDIA apt repository steps.
 void readShellScript(const std::string& path, std::string_view text, Manifests& out);
 
 /// setup.py, from the parsed module's facts: the strings of install_requires / setup_requires /

@@ -425,6 +425,20 @@ void readToolkitModules(const std::string& path, const LogicalLine& line, std::s
   }
 }
 
+void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::size_t begin,
+                        const migrate::sdk::LineIndex& index, Manifests& out) {
+  static const RE2 kStep(
+      R"((sources\.list\.d/(?:cuda|nvidia)[\w.-]*\.list|https?://developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos[^\s"';&|]*|\bcuda-keyring[\w.+-]*))",
+      plugin_support::bytePattern());
+  if (begin >= line.text.size()) return;
+  re2::StringPiece step;
+  const re2::StringPiece rest(line.text.data() + begin, line.text.size() - begin);
+  if (!RE2::PartialMatch(rest, kStep, &step)) return;
+  const auto at = static_cast<std::size_t>(step.data() - line.text.data());
+  out.nvidia_apt.push_back(
+      {path, line.range(index, at, at + step.size()), std::string(step.data(), step.size())});
+}
+
 void readShellScript(const std::string& path, std::string_view text, Manifests& out) {
   const migrate::sdk::LineIndex index(text);
   // Simple assignments (`NAME=value`, `export NAME=value`), substituted in later install commands.
@@ -448,6 +462,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
       continue;
     }
     readToolkitModules(path, ll, first, index, out);
+    readNvidiaAptSteps(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos) continue;
     readInstallCommands(path, ll, first, index, "shell", variables, out);
   }

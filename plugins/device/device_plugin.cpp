@@ -1,10 +1,11 @@
 // The device plugin: the device layer of a CUDA code base — torch.cuda APIs, device strings and
 // placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
-// is data (rules/*.yaml); the one check a rule cannot say is in device_string_asserts.hpp. See
-// README.md for one entry per rule id.
+// is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp and
+// lightning_auto_accelerator.hpp. See README.md for one entry per rule id.
 
 #include "device_embedded_rules.hpp"
 #include "device_string_asserts.hpp"
+#include "lightning_auto_accelerator.hpp"
 #include "migrate/sdk/plugin.hpp"
 
 namespace {
@@ -20,7 +21,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/graphs_compile.yaml",    // DEV-033..036
     "rules/environment.yaml",       // DEV-037..040
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..059
+    "rules/runtime_facts.yaml",     // DEV-053..060
 };
 
 class DevicePlugin final : public Plugin {
@@ -39,14 +40,18 @@ class DevicePlugin final : public Plugin {
 
   void configure(const PluginContext& context) override {
     device_string_assert_ = &context.requireRule("DEV-052");
+    lightning_auto_accelerator_ = &context.requireRule("DEV-060");
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {
     if (device_string_assert_) device::checkDeviceStringAsserts(module, *device_string_assert_, sink);
+    if (lightning_auto_accelerator_)
+      device::checkLightningAutoAccelerator(module, *lightning_auto_accelerator_, sink);
   }
 
  private:
-  const RuleInfo* device_string_assert_ = nullptr;  ///< DEV-052, set by configure()
+  const RuleInfo* device_string_assert_ = nullptr;        ///< DEV-052, set by configure()
+  const RuleInfo* lightning_auto_accelerator_ = nullptr;  ///< DEV-060, set by configure()
 };
 
 }  // namespace

@@ -93,6 +93,24 @@ TEST(NameBindings, ACallThroughAnAliasIsResolvedButAPlainReadIsNot) {
     }
 }
 
+TEST(NameBindings, ABranchBesideANoOpContextIsTheAlias) {
+  auto m = parse(
+      "from contextlib import nullcontext\n"
+      "from torch import autocast\n"
+      "def run(opt):\n"
+      "    scope = autocast if opt.amp else nullcontext\n"
+      "    with scope('cuda'):\n"
+      "        pass\n"
+      "    other = autocast if opt.amp else opt.ctx\n"
+      "    with other('cuda'):\n"
+      "        pass\n");
+  std::vector<std::string> resolved;
+  for (const auto& c : m->calls()) resolved.push_back(c.callee_resolved);
+  EXPECT_NE(std::find(resolved.begin(), resolved.end(), "torch.autocast"), resolved.end());
+  EXPECT_EQ(std::count(resolved.begin(), resolved.end(), "torch.autocast"), 1)
+      << "a choice between two things that do something is no alias";
+}
+
 TEST(StringFlow, AStringReachesTheArgumentsItsNameIsPassedAs) {
   auto m = parse(
       "import torch\n"

@@ -88,6 +88,20 @@ void FactExtractor::onAssignment(TSNode n) {
   TSNode left = child(n, f_left_);
   if (!is(left, sym_.identifier)) return;
   TSNode right = child(n, f_right_);
+  // `scope = autocast if amp else nullcontext`: the one branch that does something is the alias
+  // (a no-op context manager takes any arguments, so what the other is called with is its use).
+  if (is(right, sym_.conditional_expression) && ts_node_named_child_count(right) == 3) {
+    const TSNode a = ts_node_named_child(right, 0);
+    const TSNode b = ts_node_named_child(right, 2);
+    auto noop = [&](TSNode x) {
+      const std::string_view t = text(x);
+      return t == "nullcontext" || t == "contextlib.nullcontext";
+    };
+    if (noop(b) && !noop(a))
+      right = a;
+    else if (noop(a) && !noop(b))
+      right = b;
+  }
   std::string chain;
   if (is(right, sym_.identifier) || is(right, sym_.attribute)) chain = chainText(right);
   bindings_.noteAssignment(text(left), chain);
