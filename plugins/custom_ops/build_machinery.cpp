@@ -223,8 +223,14 @@ void PythonFile::nvccFlagLists() {
       if (s.range.start_byte > open && s.range.end_byte <= close) return true;
     return false;
   };
+  // A flag a test reads (`if arg == "-ccbin":`, `arg.startswith("-ccbin=")`) is not passed: no list.
+  auto tested = [](const sdk::StringFact& s) {
+    return s.context == sdk::StringContext::Compare ||
+           (s.method_on_value && (s.method == "startswith" || s.method == "endswith"));
+  };
   for (const auto& s : m_.strings())
-    if (codeString(s) && (isNvccFlag(s.value) || (!s.value.empty() && inKeyList(s)))) flags.push_back(&s);
+    if (codeString(s) && !tested(s) && (isNvccFlag(s.value) || (!s.value.empty() && inKeyList(s))))
+      flags.push_back(&s);
   if (flags.empty()) return;
   const auto statements = logicalLines(m_.source());
   auto statementOf = [&](std::uint32_t byte) -> std::size_t {
@@ -533,6 +539,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     bool cuda_stage = false;
     std::string stage_names;  // the current stage's name and the stage it is built on
     std::string step;         // the text of the current instruction so far
+    std::vector<std::pair<std::size_t, std::size_t>> step_lines;  // [begin, end) of its lines
     bool continued = false;
     std::size_t pos = 0;
     while (pos < text->size()) {
@@ -545,8 +552,12 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       if (!continued && !comment && RE2::PartialMatch(line, kInstruction, &group)) {
         instruction = group;
         step.clear();
+        step_lines.clear();
       }
-      if (!comment) step += line;
+      if (!comment) {
+        step += line;
+        step_lines.emplace_back(pos, nl);
+      }
       std::string image, stage;
       if (!continued && !comment && RE2::PartialMatch(line, kFrom, &image, &stage)) {
         cuda_stage = RE2::PartialMatch(image, kCudaDevelImage) || cuda_stages.count(image) != 0;
@@ -555,19 +566,36 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       }
       if (!comment && (cuda_extension || cuda_stage) && (instruction == "RUN" || instruction == "run")) {
         std::string what;
+        std::size_t at = pos, end = nl;  // the line reported
         if (RE2::PartialMatch(line, kSetupPy, &group)) {
           what = "setup.py " + group;
         } else if (RE2::PartialMatch(line, kPip, &group)) {
+          // A local install builds the repository's CUDA extension, or says it builds CUDA code
+          // (`--cuda_ext`); a CUDA image alone does not make a pure-Python package a kernel build.
           const std::string target = pipLocalTarget(group);
-          if (!target.empty()) what = "pip install " + target;
+          if (!target.empty() && (cuda_extension || RE2::PartialMatch(line, kCudaWork)))
+            what = "pip install " + target;
         } else if (std::string head, tool;
                    cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&
                    (RE2::PartialMatch(step, kCudaWork) || RE2::PartialMatch(stage_names, kCudaWork))) {
           what = tool + " in a CUDA toolkit image";
+          // On the step's configure line that asks for CUDA (`cmake -DCMAKE_CUDA_ARCHITECTURES=…`),
+          // the place to change, when there is one; else on the compile command.
+          static const RE2 kConfigure(R"((^|[[:space:];&|])(cmake|\./configure)([[:space:]]|$))",
+                                      bytePattern());
+          for (const auto& [b, e] : step_lines)
+            if (const std::string_view l = std::string_view(*text).substr(b, e - b);
+                RE2::PartialMatch(l, kConfigure) && RE2::PartialMatch(l, kCudaWork)) {
+              at = b;
+              end = e;
+              break;
+            }
         }
         if (!what.empty()) {
-          const auto start = static_cast<std::uint32_t>(pos + (first == std::string::npos ? 0 : first));
-          auto f = rules.make(kDockerBuild, file->path, lines.range(start, static_cast<std::uint32_t>(nl)),
+          const std::string_view shown = std::string_view(*text).substr(at, end - at);
+          const std::size_t indent = shown.find_first_not_of(" \t");
+          const auto start = static_cast<std::uint32_t>(at + (indent == std::string_view::npos ? 0 : indent));
+          auto f = rules.make(kDockerBuild, file->path, lines.range(start, static_cast<std::uint32_t>(end)),
                               what, {}, {{"value", what}, {"instruction", "RUN"}});
           if (f) {
             f->details = {{"command", what}};

@@ -329,6 +329,63 @@ bool mayImportExtension(std::string_view text) {
   return false;
 }
 
+/// The arguments of the call whose `(` is at `open`: the text up to its closing parenthesis.
+std::string_view callArguments(std::string_view text, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {
+      const std::size_t close = text.find(c, i + 1);
+      if (close == std::string_view::npos) break;
+      i = close;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return text.substr(open + 1, i - open - 1);
+  }
+  return {};
+}
+
+/// `def make_cuda_ext(name, module, sources, sources_cuda=None): … CUDAExtension(name=f"{module}.{name}")`
+/// then `make_cuda_ext(name="deform_conv_ext", module="basicsr.ops.dcn", …)`: a module-level helper
+/// that builds CUDAExtensions declares `module.name` for each call (the open-mmlab convention), or
+/// `name` when the call gives no module.
+void declaredThroughHelpers(const std::string& path, std::string_view text,
+                            std::map<std::string, std::string>& out) {
+  static const RE2 kDef(R"((?m)^def[ \t]+([A-Za-z_]\w*)[ \t]*\()", bytePattern());
+  std::vector<std::string> helpers;
+  forEachMatch(kDef, text, [&](const auto& m) {
+    const std::size_t def = static_cast<std::size_t>(m[0].data() - text.data());
+    // The body ends where a later line starts at column 0 (a signature's closing `)` aside).
+    std::size_t end = text.size();
+    for (std::size_t eol = text.find('\n', def); eol != std::string_view::npos;
+         eol = text.find('\n', eol + 1)) {
+      const char c = eol + 1 < text.size() ? text[eol + 1] : '\n';
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && c != ')') {
+        end = eol + 1;
+        break;
+      }
+    }
+    if (text.substr(def, end - def).find("CUDAExtension") != std::string_view::npos)
+      helpers.push_back(str(m[1]));
+  });
+  static const RE2 kName(R"(\bname\s*=\s*["']([\w.]+)["'])", bytePattern());
+  static const RE2 kModule(R"(\bmodule\s*=\s*["']([\w.]+)["'])", bytePattern());
+  for (const std::string& helper : helpers) {
+    const RE2 call(R"((?:^|[^\w.])()" + helper + R"()\s*\()", bytePattern());
+    forEachMatch(call, text, [&](const auto& m) {
+      const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
+      const std::size_t line = text.rfind('\n', open);
+      if (text.substr(line == std::string_view::npos ? 0 : line + 1, 4) == "def ") return;  // the def itself
+      const std::string_view args = callArguments(text, open);
+      std::string name, module;
+      if (!RE2::PartialMatch(args, kName, &name)) return;
+      RE2::PartialMatch(args, kModule, &module);
+      out.emplace(module.empty() ? name : module + "." + name, path);
+    });
+  }
+}
+
 /// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare,
 /// also through a name bound to the class (`ext = CUDAExtension if cuda else CppExtension`, then
 /// `ext("pkg.backend", …)`: the CUDA build is the one an NPU port must replace).
@@ -346,6 +403,7 @@ void declaredExtensions(const std::string& path, std::string_view text,
   });
   const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
   forEachMatch(build, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
+  declaredThroughHelpers(path, text, out);
 }
 
 /// Libraries whose imported functions the module pass takes as kernels (see autograd_functions.cpp).
@@ -637,10 +695,12 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
       forEachMatch(call, l.text, [&](const auto& m) {
         static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
         if (RE2::PartialMatch(m[3], kCpuKernel)) return;  // a dual build's CPU kernel
-        const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[2].data() - l.text.data());
+        // On the function's name, as the module pass reports its calls: a call both passes see
+        // (an extension loaded with load() and declared by setup.py) is one finding.
+        const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[3].data() - l.text.data());
         auto f2 = rules.make(
             kExtensionCall, f.path,
-            index.range(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b + m[2].size())),
+            index.range(static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b + m[3].size())),
             str(m[2]), {}, {{"value", module}});
         if (!f2) return;
         f2->details = {

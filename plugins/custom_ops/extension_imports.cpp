@@ -105,6 +105,9 @@ void PythonFile::extensionBuilds() {
 /// a name bound to a compiled extension loaded by its module name.
 bool PythonFile::loadsExtensionByName(const CallFact& c) {
   if (c.assigned_to.empty() || c.args.empty()) return false;
+  // A loader by its name (`load_ext`, `import_module`, `_load_cuda_ext`), not `info.get("force_cuda")`.
+  const std::string fn = lower(lastPart(c.callee_written));
+  if (fn.find("load") == std::string::npos && fn.find("import") == std::string::npos) return false;
   const auto& a = c.args.front();
   return a.index == 0 && a.kind == sdk::ValueKind::String && looksLikeExtensionModule(a.text);
 }

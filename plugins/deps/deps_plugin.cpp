@@ -27,7 +27,7 @@ using deps::Verdict;
 constexpr const char* kRuleFiles[] = {
     "rules/dependencies.yaml",       // DEP-001..008
     "rules/build_environment.yaml",  // DEP-009..011, DEP-024, DEP-025
-    "rules/imports.yaml",            // DEP-012..023
+    "rules/imports.yaml",            // DEP-012..023, DEP-026
 };
 
 /// The rules this plugin's code reports.
@@ -534,6 +534,9 @@ class DepsPlugin final : public Plugin {
     std::string replacement;
     for (const auto& e : kCudaSettings)
       if (env.name == e.name) replacement = std::string(e.replacement);
+    // CUDA_ARCHITECTURES, CMAKE_CUDA_ARCHITECTURES, TCNN_CUDA_ARCHITECTURES, …: GPU targets of a build.
+    if (replacement.empty() && env.name.find("CUDA_ARCH") != std::string::npos)
+      replacement = "remove it (GPU architectures mean nothing on an NPU)";
     if (replacement.empty() && env.name.rfind("NCCL_", 0) == 0)
       replacement = "the HCCL_* counterpart (e.g. HCCL_CONNECT_TIMEOUT) or remove it";
     if (replacement.empty() && lower(env.value).find("/usr/local/cuda") != std::string::npos)

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "manifest.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace deps {
 namespace {
@@ -112,6 +113,19 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
       }
       readInstallCommands(path, ll, r, index, "dockerfile", args, out);
       readNvidiaAptSteps(path, ll, r, index, out);
+      // `RUN export TORCH_CUDA_ARCH_LIST=… && pip install …`: a setting for the rest of the step.
+      static const RE2 kExport(R"((?:^|[\s;&|(])export[ \t]+([A-Za-z_]\w*)=("[^"]*"|'[^']*'|[^\s;&|)]*))",
+                               plugin_support::bytePattern());
+      const re2::StringPiece run(s.data() + r, s.size() - r);
+      plugin_support::forEachMatch(kExport, std::string_view(run.data(), run.size()), [&](const auto& m) {
+        const auto begin = static_cast<std::size_t>(m[1].data() - s.data());
+        const auto end = static_cast<std::size_t>(m[2].data() - s.data()) + m[2].size();
+        std::string value = plugin_support::str(m[2]);
+        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+          value = value.substr(1, value.size() - 2);
+        out.environment.push_back(
+            {path, ll.range(index, begin, end), "RUN export", plugin_support::str(m[1]), value});
+      });
     }
   }
 }

@@ -54,7 +54,10 @@ std::vector<LogicalLine> logicalLines(std::string_view text, bool skip_comment_l
         cur.text += ' ';
         cur.offsets.push_back(static_cast<std::uint32_t>(pos));
       }
-      const bool continues = !content.empty() && content.back() == '\\';
+      // A comment line of a Dockerfile never continues, whatever it ends with: Docker drops it
+      // before it joins lines (`# pip install … \` above a RUN is no part of the RUN).
+      const bool continues =
+          !(skip_comment_lines && comment_only) && !content.empty() && content.back() == '\\';
       const std::size_t take = continues ? content.size() - 1 : content.size();
       for (std::size_t i = 0; i < take; ++i) {
         cur.text += content[i];

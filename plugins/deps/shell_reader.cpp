@@ -27,6 +27,26 @@ bool isVersioned(std::string_view v, std::string_view stem) {
   return std::all_of(v.begin(), v.end(), [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
 }
 
+/// `v` without its variable references (`pip${PYTHON_VERSION}` → `pip`): a program named through
+/// a version variable is still that program.
+std::string withoutVariables(std::string_view v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != '$' || i + 1 >= v.size()) {
+      out += v[i];
+      continue;
+    }
+    if (v[i + 1] == '{') {
+      const std::size_t close = v.find('}', i + 2);
+      if (close == std::string_view::npos) return out;
+      i = close;
+      continue;
+    }
+    while (i + 1 < v.size() && (std::isalnum(static_cast<unsigned char>(v[i + 1])) || v[i + 1] == '_')) ++i;
+  }
+  return out;
+}
+
 struct Word {
   std::string value;  ///< quotes removed
   std::size_t begin = 0;
@@ -220,6 +240,11 @@ class InstallScanner {
         out_.indexes.push_back({path_, range(w[i]), substituteVariables(v.substr(eq + 1), variables_),
                                 v.substr(0, eq), source_});
       }
+      // WHEEL_URL=".../flash_attn-2.7.4+cu12torch2.6-….whl" (installed later as $WHEEL_URL): the
+      // wheel is named where it is written.
+      if (const auto eq = v.find('='); eq != std::string::npos && startsWithAssignment(v) && v.size() > 4 &&
+                                       v.compare(v.size() - 4, 4, ".whl") == 0)
+        dependency(w[i], substituteVariables(v.substr(eq + 1), variables_), false);
       if (startsWithAssignment(v) || v == "sudo" || v == "env" || v == "time" || v == "nohup" ||
           v == "exec" || v == "command" || v == "then" || v == "do" || v == "else" || v == "{" ||
           (i > 0 && w[i - 1].value == "sudo" && !v.empty() && v[0] == '-')) {
@@ -229,13 +254,13 @@ class InstallScanner {
       break;
     }
     if (i >= w.size()) return;
-    const std::string prog = basename(w[i].value);
+    const std::string prog = basename(withoutVariables(w[i].value));
     std::size_t args = 0;
     bool conda = false;
     if (isVersioned(prog, "pip")) {
       args = i + 1;
     } else if (isVersioned(prog, "python") && i + 2 < w.size() && w[i + 1].value == "-m" &&
-               isVersioned(w[i + 2].value, "pip")) {
+               isVersioned(withoutVariables(w[i + 2].value), "pip")) {
       args = i + 3;
     } else if (prog == "uv" && i + 1 < w.size() && w[i + 1].value == "pip") {
       args = i + 2;

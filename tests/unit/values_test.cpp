@@ -165,8 +165,14 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.npu.is_available()"), PlatformTest::NpuOnly);
   EXPECT_EQ(classifyCondition("is_torch_npu_available() and x"), PlatformTest::NpuOnly);
   EXPECT_EQ(classifyCondition("torch.version.hip or torch.cuda.is_available()"), PlatformTest::Neither);
-  EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("cfg.device.startswith('cuda')"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("torch.cuda.is_available() and amp"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("SYSTEM == 'rocm'"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("is_xla_installed()"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("torch.backends.mps.is_available()"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("device.type == 'xpu'"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("not torch.backends.mps.is_available()"), PlatformTest::Neither);
   EXPECT_TRUE(namesOtherPlatform("_infer_amd_arch"));
   EXPECT_TRUE(namesOtherPlatform("is_rocm"));
   EXPECT_FALSE(namesOtherPlatform("chip_name"));
@@ -194,6 +200,31 @@ TEST(PlatformBranches, TheModuleKnowsWhichBranchesTheNpuNeverTakes) {
   EXPECT_TRUE(off("torch.cuda.is_available"));
   EXPECT_TRUE(off("torch.cuda.synchronize()\ntorch.cuda.empty"));
   EXPECT_FALSE(off("torch.cuda.empty_cache"));
+}
+
+TEST(PlatformBranches, ACudaBranchIsOffTheNpuOnlyWhenItsChainHasAnNpuBranch) {
+  const std::string code =
+      "import torch\n"
+      "def pick(cfg):\n"
+      "    if cfg.device.startswith('cuda'):\n"
+      "        m = {'': torch.cuda.current_device()}\n"
+      "    elif cfg.device.startswith('npu'):\n"
+      "        m = {'npu': torch.npu.current_device()}\n"
+      "    if torch.cuda.is_available():\n"
+      "        torch.cuda.set_device(cfg.rank)\n"
+      "    elif is_xla_installed():\n"
+      "        xla_setup(torch.cuda.device_count())\n"
+      "    return m\n";
+  auto m = parse(code);
+  auto off = [&](const std::string& text) {
+    const auto at = static_cast<std::uint32_t>(code.find(text));
+    return std::any_of(m->offNpuRanges().begin(), m->offNpuRanges().end(),
+                       [&](const auto& r) { return r.first <= at && at < r.second; });
+  };
+  EXPECT_TRUE(off("torch.cuda.current_device"));
+  EXPECT_FALSE(off("torch.npu.current_device"));
+  EXPECT_FALSE(off("torch.cuda.set_device")) << "no NPU branch beside it: the NPU may take it";
+  EXPECT_TRUE(off("torch.cuda.device_count")) << "an XLA branch";
 }
 
 }  // namespace

@@ -114,7 +114,8 @@ void FactExtractor::onIf(TSNode n) {
     TSNode body = child(clause, f_consequence_);
     return ts_node_is_null(body) ? ts_node_end_byte(clause) : ts_node_end_byte(body);
   };
-  bool npu_taken = false;  // an earlier branch of the chain is the NPU's
+  bool npu_taken = false;          // an earlier branch of the chain is the NPU's
+  std::vector<TSNode> cuda_tests;  // branches before it that test for CUDA
   auto clause = [&](TSNode c) {
     if (npu_taken) {
       off(ts_node_start_byte(c), ts_node_end_byte(c));
@@ -123,7 +124,11 @@ void FactExtractor::onIf(TSNode n) {
     if (is(c, sym_.else_clause)) return;
     const values::PlatformTest t = test(c);
     if (t == values::PlatformTest::OffNpu) off(ts_node_start_byte(c), bodyEnd(c));
+    if (t == values::PlatformTest::Cuda) cuda_tests.push_back(c);
     npu_taken = t == values::PlatformTest::NpuOnly;
+    // `if dev.startswith("cuda"): … elif dev.startswith("npu"): …`: the NPU takes its own branch.
+    if (npu_taken)
+      for (TSNode cuda : cuda_tests) off(ts_node_start_byte(cuda), bodyEnd(cuda));
   };
   clause(n);
   forEachNamedChild(n, [&](TSNode c) {

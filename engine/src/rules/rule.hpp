@@ -71,6 +71,9 @@ struct Rule {
   /// api / import: also match inside the repository that is itself the named library (its
   /// examples and wrappers use the API as its users do).
   bool own_repository = false;
+  /// import: false = a plain `import a.b` (which binds only `a`, whose uses other rules see) does
+  /// not match; `import a.b as x` and `from a.b import y` still do.
+  bool submodule_import = true;
   std::vector<sdk::ResultUse> result_use;
   std::vector<std::string> result_attributes;
   // import / method / attribute / keyword: the names looked up

@@ -148,10 +148,11 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
     rule.kind = Rule::Kind::Api;
     readApi(r, m, rule);
   } else if (m["import"]) {
-    r.checkKeys(m, {"import", "own_repository"}, "an import match");
+    r.checkKeys(m, {"import", "own_repository", "submodule_import"}, "an import match");
     rule.kind = Rule::Kind::Import;
     rule.names = r.stringList(m["import"], "import");
     if (m["own_repository"]) rule.own_repository = r.boolean(m["own_repository"], "own_repository");
+    if (m["submodule_import"]) rule.submodule_import = r.boolean(m["submodule_import"], "submodule_import");
   } else if (m["method"]) {
     r.checkKeys(m, {"method", "args"}, "a method match");
     rule.kind = Rule::Kind::Method;

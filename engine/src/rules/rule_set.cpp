@@ -234,8 +234,11 @@ void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) co
       if (dot == std::string::npos) break;
       prefix.resize(dot);
     }
+    const bool binds_root_only =
+        !imp.star && imp.name.empty() && imp.alias.empty() && imp.bound != imp.module;
     for (const Rule* rule : matched) {
       if (own && !rule->own_repository) continue;
+      if (binds_root_only && !rule->submodule_import) continue;  // `import torch.cuda` binds `torch`
       // One finding per statement and rule: `from m import a, b` is one place to change.
       const auto key = std::make_pair(rule, imp.range.start_byte);
       if (std::find(reported.begin(), reported.end(), key) != reported.end()) continue;
@@ -346,7 +349,8 @@ class PlatformAlternatives {
       if (d.first < str.range.start_byte && str.range.end_byte <= d.second &&
           (!inner || d.first > inner->first))
         inner = &d;
-    if (inner && holds(inner->first, inner->second, str, pattern)) return true;
+    if (inner && (holds(inner->first, inner->second, str, pattern) || rowBeside(inner->first, str, pattern)))
+      return true;
     const auto chain = ifChain(str.range.start_byte);
     if (chain && holds(chain->first, chain->second, str, pattern)) return true;
     return str.context == sdk::StringContext::Return && returnedBeside(str, pattern);
@@ -368,6 +372,46 @@ class PlatformAlternatives {
           pattern.search(s.value))
         return true;
     return false;
+  }
+
+  /// Whether the display opening at `open` is the value of one row of a table written as
+  /// consecutive one-line assignments (`CUDA = ("cuda", "GPU", "nccl")` beside `NPU = ("npu",
+  /// "NPU", "hccl")` in a device enum) and another row holds a matching literal.
+  bool rowBeside(std::uint32_t open, const sdk::StringFact& self, const Pattern& pattern) const {
+    auto rowAt = [&](std::size_t begin, std::size_t& bracket) {
+      const Line l = lineAt(begin);
+      std::size_t i = 0;
+      while (i < l.text.size() && identChar(l.text[i])) ++i;
+      if (i == 0 || std::isdigit(static_cast<unsigned char>(l.text[0]))) return false;
+      while (i < l.text.size() && l.text[i] == ' ') ++i;
+      if (i + 1 >= l.text.size() || l.text[i] != '=' || l.text[i + 1] == '=') return false;
+      ++i;
+      while (i < l.text.size() && l.text[i] == ' ') ++i;
+      if (i >= l.text.size() || (l.text[i] != '(' && l.text[i] != '[' && l.text[i] != '{')) return false;
+      bracket = l.begin + l.indent + i;
+      return true;
+    };
+    const std::size_t nl = open == 0 ? std::string_view::npos : src_.rfind('\n', open - 1);
+    const std::size_t own_begin = nl == std::string_view::npos ? 0 : nl + 1;
+    std::size_t bracket = 0;
+    if (!rowAt(own_begin, bracket) || bracket != open) return false;
+    const std::size_t indent = lineAt(own_begin).indent;
+    auto search = [&](bool up) {
+      for (std::size_t at = up ? previous(own_begin) : src_.find('\n', own_begin);
+           at != std::string_view::npos && at < src_.size();) {
+        if (!up) ++at;  // past the newline
+        const Line l = lineAt(at);
+        if (!blank(l)) {
+          std::size_t b = 0;
+          if (l.indent != indent || !rowAt(at, b)) return false;
+          if (holds(static_cast<std::uint32_t>(l.begin), static_cast<std::uint32_t>(l.end), self, pattern))
+            return true;
+        }
+        at = up ? previous(at) : src_.find('\n', at);
+      }
+      return false;
+    };
+    return search(true) || search(false);
   }
 
   bool holds(std::uint32_t begin, std::uint32_t end, const sdk::StringFact& self,

@@ -73,10 +73,23 @@ bool testsRocm(std::string_view t) {
   return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, kRocm);
 }
 
-/// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`).
+/// Another accelerator tested positively: XLA/TPU, Apple's MPS, Intel's XPU, Gaudi's HPU
+/// (`is_xla_installed()`, `torch.backends.mps.is_available()`, `device.type == "xpu"`).
+bool testsOtherAccelerator(std::string_view t) {
+  static const RE2 kNegated(R"(^not\b|\bis\s+None\b|==\s*None\b)");
+  static const RE2 kOther(
+      R"(\bis_(torch_)?(xla|tpu|mps|xpu|hpu)\w*\s*\(|\btorch\.(backends\.)?(mps|xpu|hpu)\.is_available\s*\(|)"
+      R"((==|\bin\b)\s*\(?\s*["'](xla|tpu|mps|xpu|hpu)["']|["'](xla|tpu|mps|xpu|hpu)["']\s*==)",
+      RE2::Quiet);
+  return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, kOther);
+}
+
+/// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`,
+/// `dev.startswith("npu")`).
 bool testsNpu(std::string_view t) {
   static const RE2 kNpu(
-      R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==)");
+      R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==|)"
+      R"(^[\w.]+\.startswith\s*\(\s*["']npu)");
   return RE2::PartialMatch(t, kNpu);
 }
 
@@ -94,14 +107,22 @@ PlatformTest classifyCondition(std::string_view condition) {
   if (terms.empty()) return PlatformTest::Neither;
   bool npu = false;
   for (std::string_view t : terms) {
-    if (testsRocm(t) || excludesNpu(t)) return PlatformTest::OffNpu;
+    if (testsRocm(t) || testsOtherAccelerator(t) || excludesNpu(t)) return PlatformTest::OffNpu;
     npu = npu || testsNpu(t);
   }
-  return npu ? PlatformTest::NpuOnly : PlatformTest::Neither;
+  if (npu) return PlatformTest::NpuOnly;
+  // A lone CUDA test (`torch.cuda.is_available()`, `dev.startswith("cuda")`, `x.is_cuda`): off the
+  // NPU only in a chain that has an NPU branch too (onIf decides).
+  static const RE2 kCuda(
+      R"(^(\w+\.)*is_available\s*\(\s*\)$|\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|["']cuda["']\s*==|\.is_cuda$)");
+  if (terms.size() == 1 && (terms.front().find("cuda") != std::string_view::npos) &&
+      RE2::PartialMatch(terms.front(), kCuda))
+    return PlatformTest::Cuda;
+  return PlatformTest::Neither;
 }
 
 bool namesOtherPlatform(std::string_view function_name) {
-  static const RE2 kOther(R"((?i)(^|_)(amd|rocm|hip|xpu|mps)(_|$))");
+  static const RE2 kOther(R"((?i)(^|_)(amd|rocm|hip|xpu|mps|xla|tpu|hpu)(_|$))");
   return RE2::PartialMatch(function_name, kOther);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 /// Which branches of a module the NPU never takes: the third room of the values layer
-/// (docs/architecture.md, "Analysis layers"). Code under `if torch.version.hip:` or
-/// `if ... and not is_npu_available():`, and the other branches of `if is_npu_available():`,
-/// runs on another platform; a CUDA name there is no CUDA binding of the NPU path.
+/// (docs/architecture.md, "Analysis layers"). Code under `if torch.version.hip:`,
+/// `if is_xla_installed():` (or MPS, XPU, HPU) or `if ... and not is_npu_available():`, the
+/// other branches of `if is_npu_available():`, and a CUDA branch of a chain that has an NPU
+/// branch runs on another platform; a CUDA name there is no CUDA binding of the NPU path.
 
 #include <string_view>
 
@@ -12,6 +13,7 @@ enum class PlatformTest {
   Neither,  ///< anything else: both paths may run on an NPU
   OffNpu,   ///< the branch is taken only off the NPU (ROCm/HIP, or the NPU excluded)
   NpuOnly,  ///< the branch is taken only on the NPU: the other branches of its chain are off it
+  Cuda,     ///< a lone CUDA test: off the NPU when another branch of its chain is the NPU's
 };
 
 /// Classifies the text of an `if`/`elif` condition. Only `and`-chains are read: a condition with
@@ -19,7 +21,7 @@ enum class PlatformTest {
 PlatformTest classifyCondition(std::string_view condition);
 
 /// Whether a function's name says it serves another vendor's device (`_infer_amd_arch`,
-/// `is_rocm_build`, `xpu_setup`): a word of the name is amd, rocm, hip, xpu or mps.
+/// `is_rocm_build`, `xpu_setup`): a word of the name is amd, rocm, hip, xpu, mps, xla, tpu or hpu.
 bool namesOtherPlatform(std::string_view function_name);
 
 }  // namespace migrate::values
