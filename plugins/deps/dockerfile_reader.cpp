@@ -48,11 +48,30 @@ std::vector<Token> tokens(std::string_view s, std::size_t from) {
   return out;
 }
 
+/// NAME when `image` is only a variable reference (`$NAME`, `${NAME}`, `${NAME:-…}`), else "".
+std::string variableOnly(std::string_view image) {
+  if (image.size() < 2 || image[0] != '$') return {};
+  if (image[1] != '{') {
+    for (std::size_t i = 1; i < image.size(); ++i)
+      if (!std::isalnum(static_cast<unsigned char>(image[i])) && image[i] != '_') return {};
+    return std::string(image.substr(1));
+  }
+  if (image.back() != '}') return {};
+  std::size_t i = 2;
+  while (i < image.size() && (std::isalnum(static_cast<unsigned char>(image[i])) || image[i] == '_')) ++i;
+  return i > 2 && (image[i] == '}' || image[i] == ':' || image[i] == '-')
+             ? std::string(image.substr(2, i - 2))
+             : "";
+}
+
 }  // namespace
 
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out) {
   const migrate::sdk::LineIndex index(text);
   std::map<std::string, std::string> args;
+  // Where each ARG / ENV is written, with its value as written: an image named through one
+  // (`ARG BASE=nvidia/cuda:…` then `FROM ${BASE}`) is reported where the image is written.
+  std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>> written;
   std::set<std::string> stages;
   for (const LogicalLine& ll : logicalLines(text, true)) {
     const std::string& s = ll.text;
@@ -77,7 +96,18 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
       for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (lowered == "scratch" || stages.count(resolved)) continue;
       // The stage name is recorded after the check: `FROM base AS base` names an image.
-      out.images.push_back({path, ll.range(index, image.begin, image.end), image.value, resolved});
+      migrate::sdk::SourceRange where = ll.range(index, image.begin, image.end);
+      if (const auto var = variableOnly(image.value); !var.empty() && written.count(var)) {
+        const std::string repository = resolved.substr(0, resolved.find(':'));
+        const auto& candidates = written.at(var);
+        where = candidates.back().first;
+        for (const auto& [range, raw] : candidates)
+          if (!repository.empty() && raw.find(repository) != std::string::npos) {
+            where = range;
+            break;
+          }
+      }
+      out.images.push_back({path, where, image.value, resolved});
     } else if (instruction == "ARG" || instruction == "ENV") {
       const auto toks = tokens(s, e);
       std::vector<std::pair<Token, std::string>> settings;  // token, name
@@ -97,6 +127,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
         const std::string value = eq == std::string::npos ? "" : tok.value.substr(eq + 1);
         // ARG defaults and ENV values, for FROM and RUN (a build argument can still override them).
         if (instruction == "ARG" || !value.empty()) args[name] = substituteVariables(value, args);
+        if (!value.empty()) written[name].emplace_back(ll.range(index, tok.begin, tok.end), value);
         out.environment.push_back({path, ll.range(index, tok.begin, tok.end), instruction, name, value});
         if (isIndexVariable(name) && !value.empty())
           out.indexes.push_back({path, ll.range(index, tok.begin, tok.end), substituteVariables(value, args),

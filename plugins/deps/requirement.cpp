@@ -486,9 +486,16 @@ std::string cudaTag(std::string_view text) {
     while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
     return e;
   };
+  // After a torch tag (`+pt24cu121`, PyG's wheels): the digits of `pt24`, then `pt` starting a word.
+  auto afterTorchTag = [&](std::size_t at) {
+    std::size_t b = at;
+    while (b > 0 && std::isdigit(static_cast<unsigned char>(s[b - 1]))) --b;
+    return b < at && b >= 2 && s.compare(b - 2, 2, "pt") == 0 &&
+           (b == 2 || !std::isalnum(static_cast<unsigned char>(s[b - 3])));
+  };
   // "cu121": `cu` and two or three digits, not inside a word or a longer number.
   for (std::size_t at = s.find("cu"); at != std::string::npos; at = s.find("cu", at + 1)) {
-    if (at > 0 && std::isalnum(static_cast<unsigned char>(s[at - 1]))) continue;
+    if (at > 0 && std::isalnum(static_cast<unsigned char>(s[at - 1])) && !afterTorchTag(at)) continue;
     const std::size_t digits = digitsFrom(at + 2) - (at + 2);
     if (digits == 2 || digits == 3) return s.substr(at, 2 + digits);
   }

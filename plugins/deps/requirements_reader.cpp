@@ -189,7 +189,8 @@ ManifestKind manifestKind(std::string_view path) {
     return ManifestKind::Dockerfile;
   if (ext == ".yml" || ext == ".yaml") {
     if (stem.find("environment") != std::string::npos || stem.find("conda") != std::string::npos ||
-        stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0)
+        stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0 ||
+        stem.rfind("env.", 0) == 0)  // env.gpu.yml, env.cpu.yml
       return ManifestKind::CondaEnvironment;
     return ManifestKind::None;
   }
