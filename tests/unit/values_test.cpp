@@ -27,6 +27,13 @@ std::vector<sdk::StringFact> reachedBy(const parse::PythonModule& m, const Strin
   return {};
 }
 
+/// Whether the first occurrence of `text` in `code` lies in a range the NPU never takes.
+bool offNpu(const parse::PythonModule& m, const std::string& code, const std::string& text) {
+  const auto at = static_cast<std::uint32_t>(code.find(text));
+  return std::any_of(m.offNpuRanges().begin(), m.offNpuRanges().end(),
+                     [&](const auto& r) { return r.first <= at && at < r.second; });
+}
+
 std::string decoratorOf(const parse::PythonModule& m, const std::string& def) {
   for (const auto& d : m.definitions())
     if (d.name == def && !d.decorators.empty()) return d.decorators.front();
@@ -168,6 +175,7 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Cuda);
   EXPECT_EQ(classifyCondition("cfg.device.startswith('cuda')"), PlatformTest::Cuda);
   EXPECT_EQ(classifyCondition("torch.cuda.is_available() and amp"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("not x.is_cuda"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("SYSTEM == 'rocm'"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("is_xla_installed()"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("torch.backends.mps.is_available()"), PlatformTest::OffNpu);
@@ -190,11 +198,7 @@ TEST(PlatformBranches, TheModuleKnowsWhichBranchesTheNpuNeverTakes) {
       "    torch.cuda.synchronize()\n"
       "torch.cuda.empty_cache()\n";
   auto m = parse(code);
-  auto off = [&](const std::string& text) {
-    const auto at = static_cast<std::uint32_t>(code.find(text));
-    return std::any_of(m->offNpuRanges().begin(), m->offNpuRanges().end(),
-                       [&](const auto& r) { return r.first <= at && at < r.second; });
-  };
+  auto off = [&](const std::string& text) { return offNpu(*m, code, text); };
   EXPECT_TRUE(off("torch.cuda.synchronize()\nif"));
   EXPECT_FALSE(off("torch.npu.synchronize"));
   EXPECT_TRUE(off("torch.cuda.is_available"));
@@ -216,11 +220,7 @@ TEST(PlatformBranches, ACudaBranchIsOffTheNpuOnlyWhenItsChainHasAnNpuBranch) {
       "        xla_setup(torch.cuda.device_count())\n"
       "    return m\n";
   auto m = parse(code);
-  auto off = [&](const std::string& text) {
-    const auto at = static_cast<std::uint32_t>(code.find(text));
-    return std::any_of(m->offNpuRanges().begin(), m->offNpuRanges().end(),
-                       [&](const auto& r) { return r.first <= at && at < r.second; });
-  };
+  auto off = [&](const std::string& text) { return offNpu(*m, code, text); };
   EXPECT_TRUE(off("torch.cuda.current_device"));
   EXPECT_FALSE(off("torch.npu.current_device"));
   EXPECT_FALSE(off("torch.cuda.set_device")) << "no NPU branch beside it: the NPU may take it";

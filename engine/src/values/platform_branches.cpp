@@ -63,25 +63,29 @@ std::vector<std::string_view> andTerms(std::string_view c) {
   return terms;
 }
 
+/// Whether `t` tests `platform` positively: matches it and is no negation (`not …`, `… is None`).
+bool testsPositively(std::string_view t, const RE2& platform) {
+  static const RE2 kNegated(R"(^not\b|\bis\s+None\b|==\s*None\b)");
+  return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, platform);
+}
+
 /// A ROCm/HIP build or device, tested positively.
 bool testsRocm(std::string_view t) {
-  static const RE2 kNegated(R"(^not\b|\bis\s+None\b|==\s*None\b)");
   static const RE2 kRocm(
       R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
       R"((==|\bin\b)\s*\(?\s*["'](rocm|hip)["']|["'](rocm|hip)["']\s*==)",
       RE2::Quiet);
-  return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, kRocm);
+  return testsPositively(t, kRocm);
 }
 
 /// Another accelerator tested positively: XLA/TPU, Apple's MPS, Intel's XPU, Gaudi's HPU
 /// (`is_xla_installed()`, `torch.backends.mps.is_available()`, `device.type == "xpu"`).
 bool testsOtherAccelerator(std::string_view t) {
-  static const RE2 kNegated(R"(^not\b|\bis\s+None\b|==\s*None\b)");
   static const RE2 kOther(
       R"(\bis_(torch_)?(xla|tpu|mps|xpu|hpu)\w*\s*\(|\btorch\.(backends\.)?(mps|xpu|hpu)\.is_available\s*\(|)"
       R"((==|\bin\b)\s*\(?\s*["'](xla|tpu|mps|xpu|hpu)["']|["'](xla|tpu|mps|xpu|hpu)["']\s*==)",
       RE2::Quiet);
-  return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, kOther);
+  return testsPositively(t, kOther);
 }
 
 /// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`,
@@ -115,8 +119,8 @@ PlatformTest classifyCondition(std::string_view condition) {
   // NPU only in a chain that has an NPU branch too (onIf decides).
   static const RE2 kCuda(
       R"(^(\w+\.)*is_available\s*\(\s*\)$|\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|["']cuda["']\s*==|\.is_cuda$)");
-  if (terms.size() == 1 && (terms.front().find("cuda") != std::string_view::npos) &&
-      RE2::PartialMatch(terms.front(), kCuda))
+  if (terms.size() == 1 && terms.front().find("cuda") != std::string_view::npos &&
+      testsPositively(terms.front(), kCuda))
     return PlatformTest::Cuda;
   return PlatformTest::Neither;
 }
