@@ -199,18 +199,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
     ++i;
     while (i < src.size() && std::isspace(static_cast<unsigned char>(src[i]))) ++i;
     if (i >= src.size() || src[i] != '[') continue;
-    const std::size_t open = i;
-    int depth = 0;
-    for (; i < src.size(); ++i) {
-      const char c = src[i];
-      if (c == '"' || c == '\'') {
-        i = stringEnd(src, i, false);
-        continue;
-      }
-      if (c == '[') ++depth;
-      if (c == ']' && --depth == 0) break;
-    }
-    lists.emplace_back(static_cast<std::uint32_t>(open), static_cast<std::uint32_t>(i));
+    lists.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(closingBracket(src, i)));
   }
   return lists;
 }
@@ -379,6 +368,20 @@ void PythonFile::extensionCalls() {
 }
 
 }  // namespace python
+
+std::size_t closingBracket(std::string_view s, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"' || c == '\'') {
+      i = python::stringEnd(s, i, false);
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+  }
+  return s.size();
+}
 
 namespace {
 

@@ -331,19 +331,8 @@ bool mayImportExtension(std::string_view text) {
 
 /// The arguments of the call whose `(` is at `open`: the text up to its closing parenthesis.
 std::string_view callArguments(std::string_view text, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '"' || c == '\'') {
-      const std::size_t close = text.find(c, i + 1);
-      if (close == std::string_view::npos) break;
-      i = close;
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return text.substr(open + 1, i - open - 1);
-  }
-  return {};
+  const std::size_t close = closingBracket(text, open);
+  return close < text.size() ? text.substr(open + 1, close - open - 1) : std::string_view();
 }
 
 /// `def make_cuda_ext(name, module, sources, sources_cuda=None): … CUDAExtension(name=f"{module}.{name}")`

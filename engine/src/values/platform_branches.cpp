@@ -69,21 +69,14 @@ bool testsPositively(std::string_view t, const RE2& platform) {
   return !RE2::PartialMatch(t, kNegated) && RE2::PartialMatch(t, platform);
 }
 
-/// A ROCm/HIP build or device, tested positively.
-bool testsRocm(std::string_view t) {
-  static const RE2 kRocm(
-      R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
-      R"((==|\bin\b)\s*\(?\s*["'](rocm|hip)["']|["'](rocm|hip)["']\s*==)",
-      RE2::Quiet);
-  return testsPositively(t, kRocm);
-}
-
-/// Another accelerator tested positively: XLA/TPU, Apple's MPS, Intel's XPU, Gaudi's HPU
-/// (`is_xla_installed()`, `torch.backends.mps.is_available()`, `device.type == "xpu"`).
-bool testsOtherAccelerator(std::string_view t) {
+/// Another platform tested positively: a ROCm/HIP build or device, XLA/TPU, Apple's MPS, Intel's
+/// XPU, Gaudi's HPU (`torch.version.hip`, `is_xla_installed()`, `torch.backends.mps.is_available()`,
+/// `device.type == "xpu"`).
+bool testsOtherPlatform(std::string_view t) {
   static const RE2 kOther(
+      R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
       R"(\bis_(torch_)?(xla|tpu|mps|xpu|hpu)\w*\s*\(|\btorch\.(backends\.)?(mps|xpu|hpu)\.is_available\s*\(|)"
-      R"((==|\bin\b)\s*\(?\s*["'](xla|tpu|mps|xpu|hpu)["']|["'](xla|tpu|mps|xpu|hpu)["']\s*==)",
+      R"((==|\bin\b)\s*\(?\s*["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']|["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']\s*==)",
       RE2::Quiet);
   return testsPositively(t, kOther);
 }
@@ -111,7 +104,7 @@ PlatformTest classifyCondition(std::string_view condition) {
   if (terms.empty()) return PlatformTest::Neither;
   bool npu = false;
   for (std::string_view t : terms) {
-    if (testsRocm(t) || testsOtherAccelerator(t) || excludesNpu(t)) return PlatformTest::OffNpu;
+    if (testsOtherPlatform(t) || excludesNpu(t)) return PlatformTest::OffNpu;
     npu = npu || testsNpu(t);
   }
   if (npu) return PlatformTest::NpuOnly;
