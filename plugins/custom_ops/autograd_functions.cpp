@@ -89,6 +89,8 @@ void PythonFile::autogradFunctions() {
       auto s = subscriptCallee(m_, c);
       return (s ? s->base : std::string("kernel")) + "[grid]";
     }
+    // `cu_kernel_forward[blocks, threads](…)`: a numba.cuda (or other CUDA DSL) kernel launch.
+    if (auto s = subscriptCallee(m_, c); s && dsl_kernel_names_.count(s->base)) return s->base + "[grid]";
     return kernelCall(c);
   };
   // Functions of this file that run custom kernels, directly or through each other.

@@ -186,20 +186,83 @@ void PythonFile::cudaBuildImports() {
   }
 }
 
-/// The byte ranges of the lists given to an "nvcc" key (`{"cxx": [...], "nvcc": ["-O3"]}`): every
+namespace {
+
+using ByteRanges = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+void addList(std::string_view src, std::size_t open, ByteRanges& lists) {
+  lists.emplace_back(static_cast<std::uint32_t>(open), static_cast<std::uint32_t>(closingBracket(src, open)));
+}
+
+std::size_t skipBlank(std::string_view src, std::size_t i) {
+  while (i < src.size() && std::isspace(static_cast<unsigned char>(src[i]))) ++i;
+  return i;
+}
+
+/// The value of a dict entry from `i` to the `,` or closing bracket that ends it: the lists written
+/// at its top level, and the names it reads (`nvcc_args if use_cuda else rocm_args`,
+/// `nvcc_args + [...]`). ROCm/HIP lists are not nvcc's.
+void entryValue(std::string_view src, std::size_t i, ByteRanges& lists, std::set<std::string>& names) {
+  static const std::set<std::string, std::less<>> kKeywords = {"if",  "else", "and", "or",
+                                                               "not", "None", "in"};
+  while (i < src.size() && src[i] != ',' && src[i] != '}' && src[i] != ')' && src[i] != ']') {
+    const char c = src[i];
+    if (c == '"' || c == '\'') {
+      i = python::stringEnd(src, i, false) + 1;
+    } else if (c == '[') {
+      addList(src, i, lists);
+      i = closingBracket(src, i) + 1;
+    } else if (c == '(' || c == '{') {
+      i = closingBracket(src, i) + 1;
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      std::size_t e = i;
+      while (e < src.size() &&
+             (std::isalnum(static_cast<unsigned char>(src[e])) || src[e] == '_' || src[e] == '.'))
+        ++e;
+      const std::string name(src.substr(i, e - i));
+      const std::string low = lower(name);
+      if (!kKeywords.count(name) && low.find("rocm") == std::string::npos &&
+          low.find("hip") == std::string::npos)
+        names.insert(name);
+      i = e;
+    } else {
+      ++i;
+    }
+  }
+}
+
+}  // namespace
+
+/// The byte ranges of the lists that reach nvcc: given to an "nvcc" key (`{"nvcc": ["-O3"]}`),
+/// added to one (`args["nvcc"].extend([...])`, `.append`, `+=`), or bound in the module to a name
+/// the key reads (`nvcc_args = [...]` with `"nvcc": nvcc_args if use_cuda else rocm_args`). Every
 /// string there is an nvcc flag, however common (`-O3`), since only nvcc reads them.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
     std::string_view src, const std::vector<sdk::StringFact>& strings) {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> lists;
+  ByteRanges lists;
+  std::set<std::string> names;
   for (const auto& s : strings) {
     if (s.value != "nvcc" || !codeString(s)) continue;
     std::size_t i = s.range.end_byte;
     while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
-    if (i >= src.size() || src[i] != ':') continue;
-    ++i;
-    while (i < src.size() && std::isspace(static_cast<unsigned char>(src[i]))) ++i;
-    if (i >= src.size() || src[i] != '[') continue;
-    lists.emplace_back(static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(closingBracket(src, i)));
+    if (i < src.size() && src[i] == ':') {
+      entryValue(src, skipBlank(src, i + 1), lists, names);
+    } else if (i < src.size() && src[i] == ']') {
+      // args["nvcc"].extend([...]) / .append(...) / += [...]
+      i = skipBlank(src, i + 1);
+      for (std::string_view op : {".extend(", ".append(", "+="})
+        if (src.substr(i, op.size()) == op) {
+          const std::size_t v = skipBlank(src, i + op.size());
+          if (v < src.size() && src[v] == '[') addList(src, v, lists);
+        }
+    }
+  }
+  for (const std::string& name : names) {
+    if (name.find('.') != std::string::npos) continue;
+    const RE2 assigned("(?m)^[ \\t]*" + RE2::QuoteMeta(name) + "[ \\t]*\\+?=[ \\t]*\\[", bytePattern());
+    plugin_support::forEachMatch(assigned, src, [&](const auto& m) {
+      addList(src, static_cast<std::size_t>(m[0].data() - src.data()) + m[0].size() - 1, lists);
+    });
   }
   return lists;
 }
@@ -273,6 +336,11 @@ void PythonFile::nvccFlagLists() {
         if (rest.find_first_not_of(" \t\r") == std::string_view::npos) bracket = open[open.size() - 2];
       }
       start = lineStart(src, bracket);
+      // `"nvcc": nvcc_args\n    + [...]`: the list continues the line above.
+      const std::string_view before = src.substr(start, bracket - start);
+      if (start > 0 && before.find('+') != std::string_view::npos &&
+          before.find_first_not_of(" \t+") == std::string_view::npos)
+        start = lineStart(src, start - 1);
     }
     const auto range = lines_.range(start, last->range.end_byte);
     std::vector<std::string> shown(g.values.begin(),

@@ -662,7 +662,10 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
           {"module", module}, {"bound_as", imp.bound}, {"declared_in", glue.declared().at(module)}};
       sink.report(std::move(*f1));
     }
-    if (npu_path || module != (imp.name.empty() ? imp.module : imp.module + "." + imp.name)) continue;
+    if (npu_path) continue;
+    // `from structured_kernels import cauchy_mult_fwd`: the imported function is called by name.
+    const bool function_import = !imp.name.empty() && imp.module == module;
+    if (!function_import && module != (imp.name.empty() ? imp.module : imp.module + "." + imp.name)) continue;
     // The names the module goes by: its import's, and plain aliases of it (`ext_c = exllamav2_ext`).
     std::vector<std::string> names{imp.bound};
     const RE2 alias("^(\\w+)\\s*=\\s*" + RE2::QuoteMeta(imp.bound) + "\\s*$", bytePattern());
@@ -674,16 +677,23 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
       if (!quoted.empty()) quoted += '|';
       quoted += RE2::QuoteMeta(n);
     }
-    const RE2 call("(^|[^\\w.])((?:" + quoted + ")\\.(\\w+))\\s*\\(", bytePattern());
+    // `ext.fn(`, or `fn(` for an imported function (not its `def`).
+    const RE2 call(function_import ? "(^|[^\\w.])((" + quoted + "))\\s*\\("
+                                   : "(^|[^\\w.])((?:" + quoted + ")\\.(\\w+))\\s*\\(",
+                   bytePattern());
     for (std::size_t i = imp.line + 1; i < t.lines.size(); ++i) {
       const Line& l = t.lines[i];
-      if (std::none_of(names.begin(), names.end(),
-                       [&](const std::string& n) { return l.text.find(n + ".") != std::string::npos; }))
+      if (std::none_of(names.begin(), names.end(), [&](const std::string& n) {
+            return l.text.find(function_import ? n + "(" : n + ".") != std::string::npos;
+          }))
         continue;
       if (inCudaBranchWithElse(t, i)) continue;
       forEachMatch(call, l.text, [&](const auto& m) {
         static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
         if (RE2::PartialMatch(m[3], kCpuKernel)) return;  // a dual build's CPU kernel
+        static const RE2 kDef(R"(\bdef\s*$)", bytePattern());
+        if (RE2::PartialMatch(l.text.substr(0, static_cast<std::size_t>(m[2].data() - l.text.data())), kDef))
+          return;
         // On the function's name, as the module pass reports its calls: a call both passes see
         // (an extension loaded with load() and declared by setup.py) is one finding.
         const std::size_t b = l.begin + l.indent + static_cast<std::size_t>(m[3].data() - l.text.data());

@@ -31,15 +31,24 @@ constexpr Dsl kDslCalls[] = {{"cupy.RawKernel", "CuPy"},
                              {"pycuda.compiler.SourceModule", "PyCUDA"},
                              {"cuda.nvrtc.nvrtcCreateProgram", "NVRTC (cuda-python)"}};
 
+const Dsl* gpuDsl(const DefinitionFact& d) {
+  if (d.kind != DefinitionFact::Kind::Function) return nullptr;
+  const Dsl* dsl = nullptr;
+  for (const auto& dec : d.decorators)
+    for (const Dsl& candidate : kDslDecorators)
+      if (dec == candidate.name) dsl = &candidate;
+  return dsl;
+}
+
 }  // namespace
+
+bool isGpuDslKernel(const DefinitionFact& d) {
+  return gpuDsl(d) != nullptr;
+}
 
 void PythonFile::gpuDslKernels() {
   for (const auto& d : m_.definitions()) {
-    if (d.kind != DefinitionFact::Kind::Function) continue;
-    const Dsl* dsl = nullptr;
-    for (const auto& dec : d.decorators)
-      for (const Dsl& candidate : kDslDecorators)
-        if (dec == candidate.name) dsl = &candidate;
+    const Dsl* dsl = gpuDsl(d);
     if (!dsl) continue;
     const KernelAdvice a = adviseCudaKernel(d.name, {});
     const std::string path = a.kind == "ascend_c"

@@ -25,6 +25,8 @@ bool within(const sdk::SourceRange& inner, const sdk::SourceRange& outer);
 
 /// `triton.jit` and the jit of Triton's submodules (`triton.runtime.jit`).
 bool isTritonJit(const std::string& resolved);
+/// A function decorated as a kernel of a CUDA-only Python DSL (numba.cuda.jit, cuTile, …; OPS-030).
+bool isGpuDslKernel(const sdk::DefinitionFact& d);
 
 /// The subscripted callee of `kernel[grid](…)`: base chain and grid text.
 struct Subscripted {
@@ -109,6 +111,7 @@ class PythonFile {
   mutable std::set<std::string> used_plain_modules_;  ///< those called like kernels from autograd passes
   std::vector<const DefinitionFact*> triton_kernels_;
   std::set<std::string> triton_kernel_names_;
+  std::set<std::string> dsl_kernel_names_;  ///< functions of this file in a CUDA-only DSL (OPS-030)
 };
 
 }  // namespace custom_ops::python

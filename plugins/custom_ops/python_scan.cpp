@@ -185,6 +185,8 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
          (d.top_level && jitted.count(d.name)))) {
       triton_kernels_.push_back(&d);
       triton_kernel_names_.insert(d.name);
+    } else if (isGpuDslKernel(d)) {
+      dsl_kernel_names_.insert(d.name);
     }
   for (const auto& c : m.calls()) {
     if (c.callee_resolved == "torch.cuda.get_device_capability" ||

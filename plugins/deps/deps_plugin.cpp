@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 
+#include <re2/re2.h>
+
 #include "compat_table.hpp"
 #include "deps_embedded_rules.hpp"
 #include "manifest.hpp"
@@ -68,6 +70,15 @@ constexpr EnvironmentEntry kCudaSettings[] = {
     {"NVIDIA_VISIBLE_DEVICES", "ASCEND_VISIBLE_DEVICES (Ascend Docker Runtime)"},
     {"NVIDIA_DRIVER_CAPABILITIES", "remove it (NVIDIA container runtime setting)"},
     {"NVIDIA_REQUIRE_CUDA", "remove it (NVIDIA container runtime setting)"},
+    {"CUDA_LAUNCH_BLOCKING", "ASCEND_LAUNCH_BLOCKING"},
+    {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_NPU_ALLOC_CONF"},
+    {"TORCH_USE_CUDA_DSA", "remove it (CUDA device-side assertions; the NPU runtime does not read it)"},
+    {"CUBLAS_WORKSPACE_CONFIG",
+     "remove it (cuBLAS determinism; on Ascend torch.use_deterministic_algorithms "
+     "and HCCL_DETERMINISTIC=true)"},
+    {"CUDA_DEVICE_MAX_CONNECTIONS", "remove it (the NPU runtime does not read it)"},
+    {"CUDA_MODULE_LOADING", "remove it (the NPU runtime does not read it)"},
+    {"NVIDIA_TF32_OVERRIDE", "remove it (torch.npu.matmul.allow_tf32 / the NPU's HF32 switch)"},
 };
 
 std::string lower(std::string_view s) {
@@ -375,7 +386,10 @@ class DepsPlugin final : public Plugin {
     details["replacement"] = replacement;
     details["note"] = note;
     std::map<std::string, std::string> vars{
-        {"npu", replacement.empty() ? "keep " + d.req.name : replacement},
+        {"npu", !replacement.empty()        ? replacement
+                : rule == kUnsupported      ? "none (remove it)"
+                : rule == kNeedsReplacement ? "its CPU or Ascend build"
+                                            : "keep " + d.req.name},
         {"note", note.empty() ? "" : " " + note},
         {"source", describeSource(d)},
         {"verdict", std::string(deps::verdictName(verdict))},
@@ -539,8 +553,18 @@ class DepsPlugin final : public Plugin {
       replacement = "remove it (GPU architectures mean nothing on an NPU)";
     if (replacement.empty() && env.name.rfind("NCCL_", 0) == 0)
       replacement = "the HCCL_* counterpart (e.g. HCCL_CONNECT_TIMEOUT) or remove it";
-    if (replacement.empty() && lower(env.value).find("/usr/local/cuda") != std::string::npos)
-      replacement = "the paths set by sourcing /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN)";
+    const std::string value = lower(env.value);
+    if (replacement.empty() && RE2::PartialMatch(env.value, deps::cudaPathPattern()))
+      replacement = env.value.find("/triton/") != std::string::npos
+                        ? "remove the step (triton-ascend has no NVIDIA backend)"
+                        : "the paths set by sourcing /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN)";
+    // DEVICE=cuda, BACKEND=nccl, HOROVOD_GPU_OPERATIONS=NCCL: the CUDA device or NCCL chosen by value.
+    if (replacement.empty() && (value == "cuda" || value.rfind("cuda:", 0) == 0))
+      replacement = "npu (the device torch_npu registers; \"npu:N\" for one device)";
+    if (replacement.empty() && value == "nccl")
+      replacement =
+          "hccl for torch.distributed; a library without HCCL support (Horovod's HOROVOD_GPU_*) "
+          "is built without its GPU operations";
     if (replacement.empty()) return;
     std::map<std::string, std::string> vars{
         {"npu", replacement}, {"value", env.value}, {"instruction", env.instruction}};

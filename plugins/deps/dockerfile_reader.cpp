@@ -64,6 +64,59 @@ std::string variableOnly(std::string_view image) {
              : "";
 }
 
+/// True when the command around `at` (from the last `;`, `&`, `|` or `(` before it, not before
+/// `from`) is an `echo` or `printf`: text printed, not a step.
+bool echoed(std::string_view s, std::size_t from, std::size_t at) {
+  std::size_t b = at;
+  while (b > from && s.find_first_of(";&|(", b - 1) != b - 1) --b;
+  while (b < at && isBlank(s[b])) ++b;
+  const std::string_view command = s.substr(b, at - b);
+  return command.rfind("echo", 0) == 0 || command.rfind("printf", 0) == 0;
+}
+
+/// The settings of a RUN step: `export NAME=value` and `NAME=value command` in command position
+/// (also inside `bash -c "…"`), a setting for the rest of the step; and the CUDA paths the step
+/// names (`ldconfig /usr/local/cuda/…/stubs`, Triton's NVIDIA backend), one per line of the file
+/// where no setting was found.
+void readRunSettings(const std::string& path, const LogicalLine& ll, std::size_t r,
+                     const migrate::sdk::LineIndex& index, Manifests& out) {
+  const std::string& s = ll.text;
+  if (r >= s.size()) return;
+  static const RE2 kCommandStart(R"re((?:^|[;&|(]|-c[ \t]+["'])[ \t]*)re", plugin_support::bytePattern());
+  static const RE2 kSetting(R"re((export[ \t]+)?([A-Za-z_]\w*)=("[^"]*"|'[^']*'|[^\s;&|)"']*)[ \t]*)re",
+                            plugin_support::bytePattern());
+  const std::string_view run(s.data() + r, s.size() - r);
+  const re2::StringPiece input(run.data(), run.size());
+  std::set<std::uint32_t> lines_with_settings;
+  plugin_support::forEachMatch(kCommandStart, run, [&](const auto& start) {
+    auto pos = static_cast<std::size_t>(start[0].data() - run.data()) + start[0].size();
+    re2::StringPiece m[4];
+    bool exported = false;
+    while (pos < run.size() && kSetting.Match(input, pos, run.size(), RE2::ANCHOR_START, m, 4)) {
+      exported = exported || !m[1].empty();
+      const auto begin = static_cast<std::size_t>(m[2].data() - s.data());
+      const auto end = static_cast<std::size_t>(m[3].data() - s.data()) + m[3].size();
+      std::string value = plugin_support::str(m[3]);
+      if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
+        value = value.substr(1, value.size() - 2);
+      const migrate::sdk::SourceRange where = ll.range(index, begin, end);
+      lines_with_settings.insert(where.line);
+      out.environment.push_back(
+          {path, where, exported ? "RUN export" : "RUN", plugin_support::str(m[2]), value});
+      pos = static_cast<std::size_t>(m[0].data() - run.data()) + m[0].size();
+    }
+  });
+  std::set<std::uint32_t> reported;
+  plugin_support::forEachMatch(cudaPathPattern(), run, [&](const auto& m) {
+    const auto begin = static_cast<std::size_t>(m[0].data() - s.data());
+    const migrate::sdk::SourceRange where = ll.range(index, begin, begin + m[0].size());
+    if (lines_with_settings.count(where.line) || echoed(s, r, begin) || !reported.insert(where.line).second)
+      return;
+    const std::string named = plugin_support::str(m[0]);
+    out.environment.push_back({path, where, "RUN", named, named});
+  });
+}
+
 }  // namespace
 
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out) {
@@ -144,19 +197,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
       }
       readInstallCommands(path, ll, r, index, "dockerfile", args, out);
       readNvidiaAptSteps(path, ll, r, index, out);
-      // `RUN export TORCH_CUDA_ARCH_LIST=… && pip install …`: a setting for the rest of the step.
-      static const RE2 kExport(R"((?:^|[\s;&|(])export[ \t]+([A-Za-z_]\w*)=("[^"]*"|'[^']*'|[^\s;&|)]*))",
-                               plugin_support::bytePattern());
-      const re2::StringPiece run(s.data() + r, s.size() - r);
-      plugin_support::forEachMatch(kExport, std::string_view(run.data(), run.size()), [&](const auto& m) {
-        const auto begin = static_cast<std::size_t>(m[1].data() - s.data());
-        const auto end = static_cast<std::size_t>(m[2].data() - s.data()) + m[2].size();
-        std::string value = plugin_support::str(m[2]);
-        if (value.size() >= 2 && (value.front() == '"' || value.front() == '\''))
-          value = value.substr(1, value.size() - 2);
-        out.environment.push_back(
-            {path, ll.range(index, begin, end), "RUN export", plugin_support::str(m[1]), value});
-      });
+      readRunSettings(path, ll, r, index, out);
     }
   }
 }

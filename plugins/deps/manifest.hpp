@@ -13,6 +13,10 @@
 #include "migrate/sdk/finding.hpp"
 #include "migrate/sdk/module.hpp"
 #include "migrate/sdk/text_position.hpp"
+
+namespace re2 {
+class RE2;
+}
 #include "requirement.hpp"
 
 namespace deps {
@@ -142,7 +146,11 @@ void readInstallCommands(const std::string& path, const LogicalLine& line, std::
                          const std::map<std::string, std::string>& variables, Manifests& out);
 
 /// The NVIDIA apt repository steps of one logical shell line (a Dockerfile RUN, a script line),
-/// from character `begin` on: at most one, the first.
+/// from character `begin` on: one per line of the file, the first on it.
+/// A path of the CUDA stack in a shell step or setting: under /usr/local/cuda or /usr/local/nvidia,
+/// or Triton's NVIDIA backend (`…/triton/backends/nvidia/bin/ptxas`). None exists on an NPU host.
+const re2::RE2& cudaPathPattern();
+
 void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::size_t begin,
                         const migrate::sdk::LineIndex& index, Manifests& out);
 

@@ -268,7 +268,12 @@ class InstallScanner {
       args = i + 1;
       conda = true;
     } else if (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf") {
-      systemPackages(w, i + 1);
+      systemPackages(w, i + 1, true);
+      return;
+    } else if (prog == "dpkg-query" || prog == "dpkg") {
+      // `dpkg-query -W libnccl2 libnccl-dev`, `dpkg -s cuda-toolkit-12-1`: a step that fails
+      // where the package is not installed.
+      systemPackages(w, i + 1, false);
       return;
     } else {
       return;
@@ -331,8 +336,14 @@ class InstallScanner {
     }
   }
 
-  void dependency(const Word& word, const std::string& value, bool editable) {
+  void dependency(const Word& word, std::string value, bool editable) {
     if (value.empty() || value[0] == '$' || value[0] == '`') return;  // a variable: unknown here
+    // "pytorch-triton==$(cat triton_version.txt)": a version computed by the step; the name stays.
+    if (const auto at = value.find("$("); at != std::string::npos) {
+      value.resize(at);
+      while (!value.empty() && std::string_view("=<>!~ ").find(value.back()) != std::string_view::npos)
+        value.pop_back();
+    }
     auto req = parseRequirement(value);
     if (!req || (editable && (!req->name_from_url || req->local_path))) return;  // -e DIR: own code
     DependencyUse d;
@@ -346,12 +357,12 @@ class InstallScanner {
     out_.dependencies.push_back(std::move(d));
   }
 
-  /// apt/yum installs: only the NVIDIA packages (CUDA toolkit, cuDNN, NCCL, TensorRT) are
-  /// dependencies of the migration; the others (git, curl, …) are not reported.
-  void systemPackages(const std::vector<Word>& w, std::size_t i) {
+  /// apt/yum installs and dpkg queries: only the NVIDIA packages (CUDA toolkit, cuDNN, NCCL,
+  /// TensorRT) are dependencies of the migration; the others (git, curl, …) are not reported.
+  void systemPackages(const std::vector<Word>& w, std::size_t i, bool install) {
     while (i < w.size() && !w[i].value.empty() && w[i].value[0] == '-') ++i;
-    if (i >= w.size() || w[i].value != "install") return;
-    for (++i; i < w.size(); ++i) {
+    if (install && (i >= w.size() || w[i++].value != "install")) return;
+    for (; i < w.size(); ++i) {
       const std::string& v = w[i].value;
       if (v.empty() || v[0] == '-' || v[0] == '$') continue;
       const std::string name = v.substr(0, v.find_first_of("=:"));
@@ -456,12 +467,20 @@ void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::s
       R"((sources\.list\.d/(?:cuda|nvidia)[\w.-]*\.list|https?://developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos[^\s"';&|]*|\bcuda-keyring[\w.+-]*))",
       plugin_support::bytePattern());
   if (begin >= line.text.size()) return;
-  re2::StringPiece step;
-  const re2::StringPiece rest(line.text.data() + begin, line.text.size() - begin);
-  if (!RE2::PartialMatch(rest, kStep, &step)) return;
-  const auto at = static_cast<std::size_t>(step.data() - line.text.data());
-  out.nvidia_apt.push_back(
-      {path, line.range(index, at, at + step.size()), std::string(step.data(), step.size())});
+  const std::string_view rest(line.text.data() + begin, line.text.size() - begin);
+  std::set<std::uint32_t> lines;
+  plugin_support::forEachMatch(kStep, rest, [&](const auto& m) {
+    const auto at = static_cast<std::size_t>(m[1].data() - line.text.data());
+    const migrate::sdk::SourceRange where = line.range(index, at, at + m[1].size());
+    if (lines.insert(where.line).second) out.nvidia_apt.push_back({path, where, plugin_support::str(m[1])});
+  });
+}
+
+const RE2& cudaPathPattern() {
+  static const RE2 kPath(
+      R"(/usr/local/(?:cuda|nvidia)\b[\w.+/-]*|[\w.${}/-]*/triton/backends/nvidia\b[\w./-]*)",
+      plugin_support::bytePattern());
+  return kPath;
 }
 
 void readShellScript(const std::string& path, std::string_view text, Manifests& out) {
@@ -488,7 +507,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     }
     readToolkitModules(path, ll, first, index, out);
     readNvidiaAptSteps(path, ll, first, index, out);
-    if (ll.text.find("install") == std::string::npos) continue;
+    if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos) continue;
     readInstallCommands(path, ll, first, index, "shell", variables, out);
   }
 }
