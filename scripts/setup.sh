@@ -13,6 +13,7 @@ build_packages=(
 # Used by the test suite and by the generated verification scripts.
 test_packages=(
   python3 python3-torch python3-numpy python3-pyflakes python3-jsonschema python3-packaging
+  python3-pytest  # the verification runs repositories' pytest suites test by test
   python3-yaml  # tests/schemas: shipped YAML files read for the JSON Schemas
   shellcheck openssh-server openssh-client
   libicu72  # the SARIF validator (a .NET program) run by hand; the tests run it culture-invariant

@@ -128,7 +128,7 @@ TEST_F(EmitKit, TheChangeListHasEveryEditImportAndTodoOfTheAdaptedFiles) {
 }
 
 TEST_F(EmitKit, GeneratedPythonPassesPyflakesAndScriptsPassShellcheck) {
-  std::string python = "npu_compat.py npu_ops.py";
+  std::string python = "npu_compat.py npu_ops.py verify_precision.py verify_pytest_plugin.py";
   const json m = manifest();  // held: a range-for over a temporary's member would dangle
   for (const auto& f : m["adapted"]) {
     const std::string path = f["path"].get<std::string>();

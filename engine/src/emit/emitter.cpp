@@ -250,11 +250,11 @@ std::vector<std::string> importableModules(const MigrationModel& model) {
   return modules;
 }
 
-/// verify_npu.sh, verify_precision.py and verify_config.json in the kit.
+/// verify_npu.sh, verify_precision.py, verify_pytest_plugin.py and verify_config.json in the kit.
 Status writeVerificationKit(const emit::TemplateStore& templates, const std::string& project,
                             const VerifySpec& verify, MigrationModel& model, const fs::path& out) {
   EmitResult& result = model.emit;
-  for (const char* name : {"verify_npu.sh", "verify_precision.py"}) {
+  for (const char* name : {"verify_npu.sh", "verify_precision.py", "verify_pytest_plugin.py"}) {
     auto text = templates.render(name, sdk::TemplateData{}, project);
     if (!text) return text.error();
     if (auto st = writeText(out / name, *text); !st) return st;

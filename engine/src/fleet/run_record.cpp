@@ -79,7 +79,9 @@ bool readOutputs(const fs::path& out, RepoRun& run, std::string& error) {
   run.verdict = m.plan.assessment ? m.plan.assessment->chosen().verdict : "";
   run.verify_status = m.verify.computed ? m.verify.status : "";
   run.checks_passed = static_cast<std::int64_t>(m.verify.count("passed"));
-  run.checks_failed = static_cast<std::int64_t>(m.verify.count("failed") + m.verify.count("error"));
+  // Failed = what the migration broke (introduced, or not run); a check the host cannot run
+  // (environment) or that fails on the original tree too (pre-existing) is no failure of it.
+  run.checks_failed = static_cast<std::int64_t>(m.verify.broken());
   run.checks_skipped = static_cast<std::int64_t>(m.verify.count("skipped"));
   run.stages.clear();
   for (const StageRecord& s : m.stages)

@@ -15,21 +15,32 @@ Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
   doc["target"] = r.target;
   doc["host"] = r.host;
   doc["status"] = r.status;
+  doc["verdict"] = r.verdict();
   doc["detail"] = r.detail;
   doc["seconds"] = r.seconds;
   doc["summary"] = {{"passed", r.count("passed")},
                     {"failed", r.count("failed")},
                     {"skipped", r.count("skipped")},
                     {"error", r.count("error")}};
+  doc["outcomes"] = nlohmann::ordered_json::object();
+  for (const char* outcome :
+       {"passed", "introduced", "pre-existing", "environment", "fixed", "skipped", "error"})
+    doc["outcomes"][outcome] = r.outcomes(outcome);
   doc["checks"] = nlohmann::ordered_json::array();
   for (const CheckResult& c : r.checks)
-    doc["checks"].push_back({{"stage", c.stage},
-                             {"check", c.check},
-                             {"status", c.status},
-                             {"detail", c.detail},
-                             {"duration", c.duration},
-                             {"output", c.output},
-                             {"hints", c.hints}});
+    doc["checks"].push_back(
+        {{"stage", c.stage},
+         {"check", c.check},
+         {"status", c.status},
+         {"detail", c.detail},
+         {"duration", c.duration},
+         {"output", c.output},
+         {"hints", c.hints},
+         {"outcome", c.outcome},
+         {"cause", c.cause},
+         {"reference", c.reference_status.empty() ? nlohmann::ordered_json(nullptr)
+                                                  : nlohmann::ordered_json{{"status", c.reference_status},
+                                                                           {"detail", c.reference_detail}}}});
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   out.close();
@@ -56,6 +67,13 @@ Result<VerifyResult> readVerifyJson(const std::filesystem::path& file) {
       check.duration = c["duration"].number();
       check.output = c["output"].string();
       check.hints = c["hints"].strings();
+      // Written since the outcomes (issue 31); a verify.json of an older run has none.
+      if (c.has("outcome")) check.outcome = c["outcome"].string();
+      if (c.has("cause")) check.cause = c["cause"].string();
+      if (const Field ref = c["reference"]; c.has("reference") && !ref.isNull()) {
+        check.reference_status = ref["status"].string();
+        check.reference_detail = ref["detail"].string();
+      }
       return check;
     });
   });

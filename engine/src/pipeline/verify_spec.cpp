@@ -72,7 +72,9 @@ void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML:
   VerifySpec& v = spec.verify;
   if (verify) {
     r.requireMap(verify, "verify");
-    r.checkKeys(verify, {"target", "timeout", "stage_timeout", "tests", "precision", "benchmark"}, "verify");
+    r.checkKeys(verify,
+                {"target", "timeout", "stage_timeout", "stage_timeouts", "tests", "precision", "benchmark"},
+                "verify");
     if (verify["target"]) {
       std::vector<std::string> names;
       for (const auto& [name, t] : spec.targets) names.push_back(name);
@@ -86,7 +88,35 @@ void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML:
     };
     if (verify["timeout"]) v.timeout_seconds = seconds("timeout");
     if (verify["stage_timeout"]) v.stage_timeout_seconds = seconds("stage_timeout");
-    if (verify["tests"]) v.tests = r.string(verify["tests"], "verify.tests");
+    if (const YAML::Node per = verify["stage_timeouts"]) {
+      r.requireMap(per, "verify.stage_timeouts");
+      static const std::vector<std::string> kStages{"environment", "imports", "function", "precision",
+                                                    "benchmark"};
+      for (auto it = per.begin(); it != per.end(); ++it) {
+        const std::string stage = r.choice(it->first, kStages, "verify.stage_timeouts (a stage)");
+        const long long s = r.integer(it->second, "verify.stage_timeouts." + stage);
+        if (s < 1 || s > 7 * 24 * 3600)
+          r.fail(it->second, "verify.stage_timeouts." + stage + " is seconds, at least 1");
+        v.stage_timeouts[stage] = static_cast<int>(s);
+      }
+    }
+    if (const YAML::Node t = verify["tests"]; t && t.IsMap()) {
+      r.checkKeys(t, {"command", "timeout", "per_test_timeout", "select", "deselect"}, "verify.tests");
+      if (t["command"]) v.tests = r.string(t["command"], "verify.tests.command");
+      auto limit = [&](const char* key, int floor) {
+        const long long s = r.integer(t[key], std::string("verify.tests.") + key);
+        if (s < floor || s > 7 * 24 * 3600)
+          r.fail(t[key],
+                 std::string("verify.tests.") + key + " is seconds, at least " + std::to_string(floor));
+        return static_cast<int>(s);
+      };
+      if (t["timeout"]) v.tests_timeout_seconds = limit("timeout", 0);  // 0: the stage_timeout
+      if (t["per_test_timeout"]) v.per_test_timeout_seconds = limit("per_test_timeout", 0);
+      if (t["select"]) v.tests_select = r.stringList(t["select"], "verify.tests.select");
+      if (t["deselect"]) v.tests_deselect = r.stringList(t["deselect"], "verify.tests.deselect");
+    } else if (t) {
+      v.tests = r.string(t, "verify.tests");
+    }
     if (verify["benchmark"]) v.benchmark = r.boolean(verify["benchmark"], "verify.benchmark");
     if (const YAML::Node p = verify["precision"]) {
       if (!p.IsSequence()) r.fail(p, "verify.precision is a list of {name, command, outputs}");
@@ -101,7 +131,16 @@ void emitVerifySpec(YAML::Emitter& out, const PipelineSpec& spec) {
   out << YAML::Key << "target" << YAML::Value << v.target;
   out << YAML::Key << "timeout" << YAML::Value << v.timeout_seconds;
   out << YAML::Key << "stage_timeout" << YAML::Value << v.stage_timeout_seconds;
-  out << YAML::Key << "tests" << YAML::Value << v.tests;
+  out << YAML::Key << "stage_timeouts" << YAML::Value << YAML::BeginMap;
+  for (const auto& [stage, seconds] : v.stage_timeouts) out << YAML::Key << stage << YAML::Value << seconds;
+  out << YAML::EndMap;
+  out << YAML::Key << "tests" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "command" << YAML::Value << v.tests;
+  out << YAML::Key << "timeout" << YAML::Value << v.tests_timeout_seconds;
+  out << YAML::Key << "per_test_timeout" << YAML::Value << v.per_test_timeout_seconds;
+  out << YAML::Key << "select" << YAML::Value << YAML::Flow << v.tests_select;
+  out << YAML::Key << "deselect" << YAML::Value << YAML::Flow << v.tests_deselect;
+  out << YAML::EndMap;
   out << YAML::Key << "benchmark" << YAML::Value << v.benchmark;
   out << YAML::Key << "precision" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : v.precision) {

@@ -159,10 +159,14 @@ void addFollowUp(const ReportInput& in, sdk::TemplateData& data) {
   const MigrationModel& m = in.model;
   const VerifyResult& v = m.verify;
   for (const CheckResult& c : v.checks)
-    if (c.status == "failed" || c.status == "error")
+    if (c.broken())
       data.addItem("short_term")
           .set("text",
                oneLine("Fix the failed verification check " + c.stage + "/" + c.check + " (section 5.5)."));
+  if (const std::size_t env = v.outcomes("environment"))
+    data.addItem("short_term")
+        .set("text", "Give the target what " + plural(env, "check needs", "checks need") +
+                         " (section 5.4: packages, tools, devices), then verify again.");
   const std::size_t skipped = skippedChecks(v).size();
   if (!v.computed || v.status != "completed" || skipped)
     data.addItem("short_term")

@@ -135,8 +135,12 @@ AdaptationStatus adaptationStatus(const MigrationModel& model, const std::vector
   } else if (v.status != "completed") {
     partial.push_back("the verification could not run on " + v.host + " (" + v.status + "): " + v.detail);
   } else {
-    const std::size_t bad = v.count("failed") + v.count("error");
+    const std::size_t bad = v.broken();
     if (bad) failed.push_back(plural(bad, "verification check", "verification checks") + " failed");
+    if (const std::size_t env = v.outcomes("environment"))
+      partial.push_back(plural(env, "verification check", "verification checks") +
+                        " could not pass on this target for what it lacks (packages, tools, devices: "
+                        "section 5.4), so they verify nothing yet");
     std::vector<std::string> skipped;
     for (const CheckResult* c : skippedChecks(v)) skipped.push_back(c->stage + "/" + c->check);
     if (!skipped.empty())

@@ -1,5 +1,6 @@
 /// Sections 4 (adaptation code list), 5 (verification results) and 6 (adaptation guide).
 
+#include <algorithm>
 #include <map>
 
 #include "report/report_sections.hpp"
@@ -29,6 +30,8 @@ std::string functionOf(const EmittedFile& f, const MigrationModel& m) {
       {"triton_notes.md", "What each Triton kernel needs for triton-ascend"},
       {"verify_npu.sh", "Verification script: environment, imports, function, precision, benchmark"},
       {"verify_precision.py", "Compares the outputs of the original and the adapted code (rtol/atol)"},
+      {"verify_pytest_plugin.py",
+       "Records the repository's pytest tests one by one, each under a time limit, on both trees"},
       {"verify_config.json", "What the verification imports, tests and compares"},
       {"adapted/", "The adapted copy of the repository"}};
   if (f.path == "npu_ops.py") {
@@ -98,6 +101,18 @@ std::string resultBadge(const std::string& status) {
   return "⏭️ skipped";
 }
 
+/// The check's outcome against the original tree (its status when there is none).
+std::string outcomeBadge(const CheckResult& c) {
+  if (c.outcome.empty()) return resultBadge(c.status);
+  if (c.outcome == "passed") return "✅ passed";
+  if (c.outcome == "fixed") return "✅ fixed";
+  if (c.outcome == "introduced") return "❌ introduced";
+  if (c.outcome == "error") return "❌ error";
+  if (c.outcome == "pre-existing") return "➖ pre-existing";
+  if (c.outcome == "environment") return "🧩 environment";
+  return "⏭️ skipped";
+}
+
 /// The repository file of a module the imports stage names ("pkg.mod" → pkg/mod.py).
 std::string fileOfModule(const MigrationModel& m, const std::string& module) {
   std::string base = module;
@@ -131,7 +146,10 @@ std::string outputTail(const std::string& output) {
 
 void addFailedCheck(const ReportInput& in, const CheckResult& c, sdk::TemplateData& item) {
   const MigrationModel& m = in.model;
-  item.set("stage", c.stage).set("check", oneLine(c.check)).set("result", c.status);
+  item.set("stage", c.stage)
+      .set("check", oneLine(c.check))
+      .set("result", c.outcome.empty() ? c.status : c.outcome);
+  item.set("cause", oneLine(c.cause));
   item.set("detail", oneLine(c.detail.empty() ? "(no detail)" : c.detail));
   item.set("suggestion", repairSuggestion(c.stage, c.check));
   for (const std::string& h : c.hints) item.addItem("hints").set("text", oneLine(h));
@@ -168,7 +186,11 @@ void addIssueSummary(const ReportInput& in, sdk::TemplateData& data) {
   row("Unresolved bottlenecks, medium difficulty", open[sdk::Level::Medium], "Medium");
   row("Unresolved bottlenecks, low difficulty", open[sdk::Level::Low], "Low");
   const VerifyResult& v = in.model.verify;
-  row("Failed verification checks", v.count("failed") + v.count("error"), "High");
+  row("Failed verification checks (introduced by the migration, or not run)", v.broken(), "High");
+  row("Verification checks the target cannot run (missing packages, tools or devices)",
+      v.outcomes("environment"), "Medium");
+  row("Verification checks that fail on the original tree too (pre-existing)", v.outcomes("pre-existing"),
+      "Low");
   row("Verification checks skipped (need an NPU host or a component that is missing)",
       skippedChecks(v).size(), "Medium");
   row("Diagnostics (files not analysed, plugin problems)", in.model.diagnostics.size(), "Low");
@@ -206,12 +228,22 @@ void addVerification(const ReportInput& in, sdk::TemplateData& data) {
   addIssueSummary(in, data);
   data.setEmptyList("failed_checks");
   for (const CheckResult& c : v.checks)
-    if (c.status == "failed" || c.status == "error") addFailedCheck(in, c, data.addItem("failed_checks"));
-  data.setFlag("has_failed_checks", v.count("failed") + v.count("error") > 0);
+    if (c.broken()) addFailedCheck(in, c, data.addItem("failed_checks"));
+  data.setFlag("has_failed_checks", v.broken() > 0);
+  // What the target lacks, once per cause, with how many checks it stopped.
+  std::map<std::string, std::size_t> causes;
+  for (const CheckResult& c : v.checks)
+    if (c.outcome == "environment") ++causes[c.cause];
+  data.setEmptyList("environment_causes");
+  data.setFlag("has_environment_causes", !causes.empty());
+  for (const auto& [cause, n] : causes)
+    data.addItem("environment_causes").set("cause", cell(cause)).set("checks", plural(n, "check", "checks"));
   if (!v.computed) return;
   auto& ver = data.addItem("verified");
   ver.set("host", cell(v.host)).set("target", cell(v.target)).set("verify_status", v.status);
   ver.set("verify_detail", oneLine(v.detail));
+  ver.setFlag("compared", std::any_of(v.checks.begin(), v.checks.end(),
+                                      [](const CheckResult& c) { return !c.outcome.empty(); }));
   auto rows = [&](const std::string& list, std::initializer_list<const char*> stages) {
     ver.setEmptyList(list);
     for (const char* stage : stages)
@@ -219,7 +251,7 @@ void addVerification(const ReportInput& in, sdk::TemplateData& data) {
         ver.addItem(list)
             .set("stage", c->stage)
             .set("check", cell(c->check))
-            .set("result", resultBadge(c->status))
+            .set("result", outcomeBadge(*c))
             .set("detail", cell(c->detail));
   };
   rows("environment_checks", {"environment"});

@@ -19,13 +19,24 @@ std::string verificationLine(const ReportInput& in) {
   if (!v.computed) return cell("not run: " + in.missing("verify"));
   if (v.status != "completed")
     return cell("❌ could not run on " + v.host + " (" + v.status + "): " + v.detail);
-  const std::size_t bad = v.count("failed") + v.count("error");
-  return cell(std::string(bad                  ? "❌ "
-                          : v.count("skipped") ? "⚠️ "
-                                               : "✅ ") +
-              "on " + v.host + ": " + std::to_string(v.count("passed")) + " passed, " +
-              std::to_string(v.count("failed")) + " failed, " + std::to_string(v.count("skipped")) +
-              " skipped, " + std::to_string(v.count("error")) + " errors");
+  const std::size_t bad = v.broken();
+  std::string counts;
+  const bool compared =
+      std::any_of(v.checks.begin(), v.checks.end(), [](const auto& c) { return !c.outcome.empty(); });
+  if (compared) {
+    for (const char* outcome :
+         {"passed", "introduced", "pre-existing", "environment", "fixed", "skipped", "error"})
+      if (const std::size_t n = v.outcomes(outcome); n > 0 || std::string(outcome) == "introduced")
+        counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + outcome;
+  } else {  // a verify.json written before the outcomes
+    counts = std::to_string(v.count("passed")) + " passed, " + std::to_string(v.count("failed")) +
+             " failed, " + std::to_string(v.count("skipped")) + " skipped, " +
+             std::to_string(v.count("error")) + " errors";
+  }
+  return cell(std::string(bad                                               ? "❌ "
+                          : v.count("skipped") || v.outcomes("environment") ? "⚠️ "
+                                                                            : "✅ ") +
+              "on " + v.host + ": " + counts);
 }
 
 /// "✅ Compatible" for a deps verdict; unknown verdicts pass through.

@@ -125,7 +125,7 @@ std::string emitSummary(const MigrationModel& model) {
 std::string verifySummary(const VerifyResult& v) {
   std::string line = v.status + " on " + v.host + " (target " + v.target + "): " + v.detail;
   for (const CheckResult& c : v.checks)
-    if (c.status == "failed" || c.status == "error") line += "; " + c.stage + "/" + c.check + " " + c.status;
+    if (c.broken()) line += "; " + c.stage + "/" + c.check + " " + (c.outcome.empty() ? c.status : c.outcome);
   return line;
 }
 

@@ -7,6 +7,7 @@
 #include "migrate/engine/workspace.hpp"
 #include "outputs/verify_json.hpp"
 #include "verify/check_results.hpp"
+#include "verify/outcomes.hpp"
 #include "verify/target_host.hpp"
 #include "verify/verify_config.hpp"
 
@@ -18,14 +19,29 @@ namespace {
 using Clock = std::chrono::steady_clock;
 const std::vector<std::string> kStages{"environment", "imports", "function", "precision", "benchmark"};
 
-/// The target's working directory, built locally: adapted/, original/, kit/, results/.
-Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::path& layout) {
+/// The stages whose checks also run on the original tree, as the reference (verify_npu.sh --tree).
+bool comparedStage(const std::string& stage) {
+  return stage == "imports" || stage == "function";
+}
+
+/// The project's dependencies as the deps plugin found them (rows and findings of DEP-001..008).
+template <typename Each>
+void dependencyNames(const std::string& rule, const std::string& package, Each&& each) {
+  if (rule.size() == 7 && rule.rfind("DEP-00", 0) == 0 && rule[6] >= '1' && rule[6] <= '8' &&
+      !package.empty())
+    each(package);
+}
+
+/// The target's working directory, built locally: adapted/, original/, kit/, results/. Also
+/// lists the original tree's top-level modules (a missing one is no missing package).
+Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::path& layout,
+                   std::set<std::string>& repository_modules) {
   std::error_code ec;
   fs::remove_all(layout, ec);
   fs::create_directories(layout / "kit", ec);
   fs::create_directories(layout / "results", ec);
   if (ec) return makeError("cannot create " + layout.string() + ": " + ec.message());
-  for (const char* kit : {"verify_npu.sh", "verify_precision.py"}) {
+  for (const char* kit : {"verify_npu.sh", "verify_precision.py", "verify_pytest_plugin.py"}) {
     fs::copy_file(in.out / kit, layout / "kit" / kit, ec);
     if (ec)
       return makeError(in.out.string() + " has no " + kit + " (" + ec.message() +
@@ -37,7 +53,9 @@ Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::pat
            fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
   if (ec) return makeError("cannot copy the adapted tree: " + ec.message());
   std::vector<sdk::Diagnostic> ignored;
+  std::vector<std::string> paths;
   for (const TreeEntry& e : listRepositoryTree(in.original_root, ignored)) {
+    paths.push_back(e.path);
     const fs::path target = layout / "original" / e.path;
     fs::create_directories(target.parent_path(), ec);
     if (e.link_target.empty())
@@ -46,6 +64,7 @@ Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::pat
       fs::create_symlink(e.link_target, target, ec);
     if (ec) return makeError("cannot copy " + e.path + " of the original tree: " + ec.message());
   }
+  repository_modules = verify::topLevelModules(paths);
   std::ofstream config(layout / "kit" / "verify_config.json", std::ios::binary | std::ios::trunc);
   config << verify::verifyConfigJson(spec, {in.project, in.modules, in.has_npu_ops, in.out / "adapted"});
   if (!config) return makeError("cannot write the verification config in " + layout.string());
@@ -78,6 +97,16 @@ Result<VerifyInputs> verifyInputsFrom(const fs::path& out) {
     for (const auto& m : doc["modules"])
       if (m.is_string()) v.modules.push_back(m.get<std::string>());
   v.has_npu_ops = fs::exists(out / "adapted" / "npu_ops.py");
+  std::ifstream findings(out / "findings.json", std::ios::binary);
+  const nlohmann::json f = nlohmann::json::parse(findings, nullptr, false);
+  for (const char* list : {"findings", "dependencies"})
+    if (f.is_object() && f.contains(list) && f[list].is_array())
+      for (const auto& d : f[list])
+        if (d.is_object() && d.contains("rule_id") && d["rule_id"].is_string() && d.contains("api") &&
+            d["api"].is_string())
+          dependencyNames(
+              d["rule_id"].get<std::string>(), d["api"].get<std::string>(),
+              [&](const std::string& p) { v.declared_packages.insert(verify::normalizedPackage(p)); });
   if (!fs::is_directory(v.original_root))
     return makeError("the original tree " + v.original_root.string() +
                      " (from emit.json) is gone; run the pipeline again");
@@ -92,6 +121,11 @@ VerifyInputs verifyInputsFrom(const MigrationModel& model, const fs::path& out) 
   v.modules = model.emit.modules;
   v.has_npu_ops = fs::exists(out / "adapted" / "npu_ops.py");
   v.tool_version = model.tool_version;
+  for (const auto* list : {&model.findings, &model.dependencies})
+    for (const sdk::Finding& f : *list)
+      dependencyNames(f.rule_id, f.api, [&](const std::string& p) {
+        v.declared_packages.insert(verify::normalizedPackage(p));
+      });
   return v;
 }
 
@@ -123,7 +157,10 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
 
   auto target = verify::makeTarget(target_spec, layout, in.project, log);
   result.host = target->describe();
-  if (auto st = buildLayout(vs, in, layout); !st) return finish("error", st.error().message);
+  verify::OutcomeContext context;
+  context.declared_packages = in.declared_packages;
+  if (auto st = buildLayout(vs, in, layout, context.repository_modules); !st)
+    return finish("error", st.error().message);
 
   const auto deadline = t0 + std::chrono::seconds(vs.timeout_seconds);
   auto budget = [&](int cap) {
@@ -141,28 +178,33 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
 
   std::vector<CheckResult> engine_checks;
   bool timed_out = false;
-  for (const std::string& stage : kStages) {
+  // Each stage on the adapted tree; the stages whose checks apply to the original tree then run
+  // there too, under the same limits, as the reference the outcomes compare with.
+  auto runStage = [&](const std::string& stage, const std::string& tree) {
+    const std::string check = tree == "adapted" ? "stage" : "stage:" + tree;
     if (Clock::now() >= deadline) {
       engine_checks.push_back(
           {stage,
-           "stage",
+           check,
            "error",
            "not run: verify.timeout (" + std::to_string(vs.timeout_seconds) + " s) was used up",
            0.0,
            "",
            {}});
       timed_out = true;
-      continue;
+      return;
     }
-    const auto limit = budget(vs.stage_timeout_seconds);
-    const std::string command = "bash kit/verify_npu.sh --stage " + stage + " --python " +
+    const auto per_stage = vs.stage_timeouts.find(stage);
+    const auto limit =
+        budget(per_stage == vs.stage_timeouts.end() ? vs.stage_timeout_seconds : per_stage->second);
+    const std::string command = "bash kit/verify_npu.sh --stage " + stage + " --tree " + tree + " --python " +
                                 verify::shellQuote(target_spec.python) + " --root " +
                                 verify::shellQuote(target->workdir());
     const verify::ProcessResult r = target->run(command, limit);
     if (r.timed_out) {
       timed_out = true;
       engine_checks.push_back({stage,
-                               "stage",
+                               check,
                                "error",
                                "timed out after " + std::to_string(limit.count()) +
                                    " s (verify.stage_timeout); its processes were killed",
@@ -171,15 +213,20 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
                                {}});
     } else if (r.exit_code > 2 || r.exit_code < 0) {
       engine_checks.push_back({stage,
-                               "stage",
+                               check,
                                "error",
                                "verify_npu.sh exited with " + std::to_string(r.exit_code),
                                r.seconds,
                                tail(r.output),
                                {}});
     }
-    progress("verify: " + stage + (r.timed_out ? " timed out" : " done") + " (" +
-             std::to_string(static_cast<int>(r.seconds)) + " s)");
+    progress("verify: " + stage + (tree == "adapted" ? "" : " (" + tree + " tree)") +
+             (r.timed_out ? " timed out" : " done") + " (" + std::to_string(static_cast<int>(r.seconds)) +
+             " s)");
+  };
+  for (const std::string& stage : kStages) {
+    runStage(stage, "adapted");
+    if (comparedStage(stage)) runStage(stage, "original");
   }
   const verify::ProcessResult down = target->download(layout, budget(vs.stage_timeout_seconds));
   if (down.exit_code != 0)
@@ -192,12 +239,14 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
                              {}});
   result.checks = verify::readCheckResults(layout / "results" / "verify_results.jsonl");
   result.checks.insert(result.checks.end(), engine_checks.begin(), engine_checks.end());
+  verify::assignOutcomes(result.checks, context);
   fs::copy_file(layout / "results" / "verify_results.jsonl", verify_dir / "verify_results.jsonl",
                 fs::copy_options::overwrite_existing, ec);
-  const std::string summary = std::to_string(result.count("passed")) + " passed, " +
-                              std::to_string(result.count("failed")) + " failed, " +
-                              std::to_string(result.count("skipped")) + " skipped, " +
-                              std::to_string(result.count("error")) + " errors";
+  std::string summary;
+  for (const char* outcome :
+       {"passed", "introduced", "pre-existing", "environment", "fixed", "skipped", "error"})
+    if (const std::size_t n = result.outcomes(outcome); n > 0 || std::string(outcome) == "introduced")
+      summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + outcome;
   return finish(timed_out ? "timeout" : "completed", summary);
 }
 

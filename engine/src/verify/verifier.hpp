@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct VerifyInputs {
   std::vector<std::string> modules;  ///< adapted modules to import
   bool has_npu_ops = false;
   std::string tool_version;
+  std::set<std::string> declared_packages;  ///< the project's dependencies (deps plugin), PEP 503 names
 };
 
 /// The inputs from an output directory's emit.json (for `migrate-pipeline verify OUTPUT_DIR`).

@@ -102,6 +102,19 @@ struct CheckResult {
   double duration = 0.0;
   std::string output;              ///< the tail of the check's output
   std::vector<std::string> hints;  ///< known CANN / torch_npu errors found in the output, explained
+  /// The check compared with the same check on the original tree (verify/outcomes.hpp): passed |
+  /// introduced | pre-existing | environment | fixed | skipped | error. Only `introduced` (and
+  /// `error`: the verification could not run the check) is the migration's fault.
+  std::string outcome;
+  std::string reference_status;  ///< the check on the original tree; "" when it ran only on the adapted one
+  std::string reference_detail;
+  std::string cause;       ///< environment: what the target lacks; else why the outcome was given
+  bool reference = false;  ///< a record of the original tree (folded into its adapted check when read)
+  /// The migration's fault: introduced, or not run (a verify.json without outcomes: failed or error).
+  bool broken() const {
+    return outcome.empty() ? status == "failed" || status == "error"
+                           : outcome == "introduced" || outcome == "error";
+  }
 };
 
 /// What the verify stage found (verify.json).
@@ -118,6 +131,24 @@ struct VerifyResult {
     std::size_t n = 0;
     for (const auto& c : checks) n += c.status == check_status ? 1 : 0;
     return n;
+  }
+  std::size_t outcomes(const std::string& outcome) const {
+    std::size_t n = 0;
+    for (const auto& c : checks) n += c.outcome == outcome ? 1 : 0;
+    return n;
+  }
+  /// The checks that are the migration's fault (CheckResult::broken).
+  std::size_t broken() const {
+    std::size_t n = 0;
+    for (const auto& c : checks) n += c.broken() ? 1 : 0;
+    return n;
+  }
+  /// passed (every stage ran, nothing introduced, nothing left unrun), failed (something
+  /// introduced), or incomplete (the verification did not finish, or could not run a check).
+  std::string verdict() const {
+    if (status != "completed") return "incomplete";
+    if (outcomes("introduced") > 0) return "failed";
+    return broken() > 0 ? "incomplete" : "passed";
   }
 };
 

@@ -103,12 +103,18 @@ struct PrecisionCheckSpec {
 
 /// The verify stage's settings (`verify:`).
 struct VerifySpec {
-  std::string target = "local";      ///< a key of `targets`
-  int timeout_seconds = 3600;        ///< the whole verification
-  int stage_timeout_seconds = 1200;  ///< each of its stages
-  /// The repository's test command ({python} substituted), "auto" (a tests/ or test/ directory
-  /// of the adapted tree: pytest when importable, else unittest) or "none".
+  std::string target = "local";               ///< a key of `targets`
+  int timeout_seconds = 3600;                 ///< the whole verification
+  int stage_timeout_seconds = 1200;           ///< each of its stages, on each tree
+  std::map<std::string, int> stage_timeouts;  ///< per stage, over stage_timeout_seconds
+  /// The repository's test command ({python} substituted), "auto" (pytest when the repository
+  /// configures it or has a tests/ or test/ directory and the target has pytest, else unittest
+  /// on such a directory) or "none".
   std::string tests = "auto";
+  int tests_timeout_seconds = 0;            ///< the whole suite, per tree; 0 = stage_timeout
+  int per_test_timeout_seconds = 300;       ///< each pytest test; 0 = none
+  std::vector<std::string> tests_select;    ///< pytest node ids (or prefixes) to run; empty = all
+  std::vector<std::string> tests_deselect;  ///< pytest node ids (or prefixes) to leave out
   std::vector<PrecisionCheckSpec> precision;
   bool benchmark = false;
 };

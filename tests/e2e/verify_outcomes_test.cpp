@@ -1,0 +1,214 @@
+// Outcomes of the verification, for real (issue 31): a fixture repository with a real pytest
+// suite, verified on this host with /usr/bin/python3 (Debian's torch and pytest) on both trees.
+// Each test of the suite is a check of its own and is compared with the same test on the original
+// tree: a test that passes on both is `passed`, one that already failed is `pre-existing`, one
+// that needs a package the host lacks is `environment` (naming it, and whether the project
+// declares it), one that a wrong fix of a rule pack breaks is `introduced`, and one that hangs
+// hits its time limit while the others still run.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace migrate {
+namespace {
+
+using json = nlohmann::json;
+using test::quote;
+using test::readFile;
+using test::run;
+using test::TempDir;
+using test::writeFile;
+namespace fs = std::filesystem;
+
+/// A rule pack whose fix is wrong: it renames torch.nn.functional.relu to a function torch does not
+/// have (on the CPU path or anywhere).
+void writeWrongPack(const fs::path& dir) {
+  writeFile(dir / "pack.yaml",
+            "format: 1\nname: acme\nversion: 1.0.0\nprefix: ACME\nmigrate_pipeline: \">=0.4, <1\"\n");
+  writeFile(dir / "rules" / "device.yaml", R"(format: 1
+domain: device
+rules:
+  - id: ACME-001
+    title: relu has a faster NPU kernel
+    message: "{api}: use {npu}"
+    match:
+      api:
+        - name: torch.nn.functional.relu
+          npu: torch.nn.functional.npu_relu
+    npu_alternative: "{npu}"
+    confidence: high
+    difficulty: low
+    effort_days: 0.1
+    fix: {replace_api: true}
+    tests:
+      invalid:
+        - code: |
+            import torch
+            torch.nn.functional.relu(torch.ones(1))
+          lines: [2]
+      valid:
+        - |
+          import torch
+          torch.relu(torch.ones(1))
+)");
+  writeFile(dir / "README.md", "# acme\n\n### ACME-001 — relu has a faster NPU kernel\n\nUse npu_relu.\n");
+}
+
+void writeRepository(const fs::path& repo) {
+  writeFile(repo / "requirements.txt", "torch\nwandb>=0.15\n");
+  writeFile(repo / "shop" / "__init__.py", "");
+  writeFile(repo / "shop" / "core.py",
+            "import torch\n"
+            "\n"
+            "\n"
+            "def activate(x):\n"
+            "    return torch.nn.functional.relu(x)\n"
+            "\n"
+            "\n"
+            "def device():\n"
+            "    return torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\")\n");
+  writeFile(repo / "shop" / "tracking.py",
+            "import wandb\n\n\ndef log(step):\n    wandb.log({\"step\": step})\n");
+  writeFile(repo / "tests" / "test_shop.py",
+            "import time\n"
+            "\n"
+            "import torch\n"
+            "\n"
+            "from shop.core import activate, device\n"
+            "\n"
+            "\n"
+            "def test_add():\n"
+            "    assert (torch.ones(2, device=device()) + 1).tolist() == [2.0, 2.0]\n"
+            "\n"
+            "\n"
+            "def test_activate():\n"
+            "    assert activate(torch.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]\n"
+            "\n"
+            "\n"
+            "def test_known_bug():\n"
+            "    assert 1 + 1 == 3\n"
+            "\n"
+            "\n"
+            "def test_tracking():\n"
+            "    from shop.tracking import log\n"
+            "    log(1)\n"
+            "\n"
+            "\n"
+            "def test_hangs():\n"
+            "    time.sleep(300)\n");
+}
+
+class VerifyOutcomes : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    writeWrongPack(dir_->path() / "packs" / "acme");
+    writeRepository(dir_->path() / "repo");
+    writeFile(dir_->path() / "pipeline.yaml",
+              "version: 1\n"
+              "source: {path: repo}\n"
+              "stages: [analyze, plan, emit, verify, report]\n"
+              "plugins: {deps: {}, device: {}, phase_matrix: {}}\n"
+              "rule_packs: [packs/acme]\n"
+              "verify:\n"
+              "  stage_timeout: 300\n"
+              "  tests: {command: auto, per_test_timeout: 3}\n"
+              "targets: {local: {python: /usr/bin/python3}}\n"
+              "report: {directory: \"\"}\n");
+    result_ = new test::CommandResult(run(quote(test::cli().string()) + " run " +
+                                          quote((dir_->path() / "pipeline.yaml").string()) + " -q --output " +
+                                          quote(out().string())));
+  }
+  static void TearDownTestSuite() {
+    delete result_;
+    delete dir_;
+    dir_ = nullptr;
+  }
+  static fs::path out() { return dir_->path() / "out"; }
+  static json verifyJson() { return json::parse(readFile(out() / "verify.json")); }
+  static json check(const std::string& stage, const std::string& name) {
+    const json v = verifyJson();
+    for (const auto& c : v["checks"])
+      if (c["stage"] == stage && c["check"] == name) return c;
+    ADD_FAILURE() << "no check " << stage << "/" << name << " in " << v.dump(1);
+    return json::object();
+  }
+  static TempDir* dir_;
+  static test::CommandResult* result_;
+};
+TempDir* VerifyOutcomes::dir_ = nullptr;
+test::CommandResult* VerifyOutcomes::result_ = nullptr;
+
+TEST_F(VerifyOutcomes, EachTestIsComparedWithTheOriginalTree) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->output;
+  const json v = verifyJson();
+  EXPECT_EQ(v["status"], "completed") << v.dump(1);
+  EXPECT_EQ(v["verdict"], "failed") << "an introduced failure fails the verification";
+
+  const json add = check("function", "test:tests/test_shop.py::test_add");
+  EXPECT_EQ(add["outcome"], "passed") << add.dump(1);
+  EXPECT_EQ(add["reference"]["status"], "passed");
+
+  const json bug = check("function", "test:tests/test_shop.py::test_known_bug");
+  EXPECT_EQ(bug["status"], "failed");
+  EXPECT_EQ(bug["outcome"], "pre-existing") << bug.dump(1);
+  EXPECT_EQ(bug["reference"]["status"], "failed");
+
+  const json tracking = check("function", "test:tests/test_shop.py::test_tracking");
+  EXPECT_EQ(tracking["outcome"], "environment") << tracking.dump(1);
+  EXPECT_NE(
+      tracking["cause"].get<std::string>().find("module wandb: not installed on the target (package wandb, "
+                                                "which the project declares)"),
+      std::string::npos)
+      << tracking.dump(1);
+
+  // The wrong fix breaks the test on the adapted tree only.
+  const json activated = check("function", "test:tests/test_shop.py::test_activate");
+  EXPECT_EQ(activated["status"], "failed");
+  EXPECT_EQ(activated["outcome"], "introduced") << activated.dump(1);
+  EXPECT_EQ(activated["reference"]["status"], "passed");
+  EXPECT_EQ(activated["cause"], "passes on the original tree");
+  EXPECT_EQ(v["outcomes"]["introduced"], 1) << v.dump(1);
+}
+
+TEST_F(VerifyOutcomes, AHangingTestHitsItsLimitAndTheOthersStillRun) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->output;
+  const json hang = check("function", "test:tests/test_shop.py::test_hangs");
+  EXPECT_EQ(hang["status"], "failed") << hang.dump(1);
+  EXPECT_NE(hang["detail"].get<std::string>().find("the test ran longer than 3 s"), std::string::npos)
+      << hang.dump(1);
+  EXPECT_EQ(hang["outcome"], "pre-existing") << "it hangs on the original tree as well";
+  const json suite = check("function", "tests");
+  EXPECT_EQ(suite["status"], "passed") << suite.dump(1);
+  EXPECT_NE(suite["detail"].get<std::string>().find("5 test(s) recorded one by one"), std::string::npos)
+      << suite.dump(1);
+}
+
+TEST_F(VerifyOutcomes, TheReportSeparatesTheMigrationsFailuresFromTheHosts) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->output;
+  const std::string report = readFile(out() / test::todaysReport());
+  const std::string section = report.substr(report.find("## 5. Verification"));
+  EXPECT_NE(section.find("| function | test:tests/test_shop.py::test_activate | ❌ introduced |"),
+            std::string::npos)
+      << section.substr(0, 6000);
+  EXPECT_NE(section.find("| function | test:tests/test_shop.py::test_known_bug | ➖ pre-existing |"),
+            std::string::npos);
+  EXPECT_NE(section.find("| function | test:tests/test_shop.py::test_tracking | 🧩 environment |"),
+            std::string::npos);
+  EXPECT_NE(
+      section.find("- module wandb: not installed on the target (package wandb, which the project declares) "
+                   "(1 check)"),
+      std::string::npos)
+      << section.substr(0, 6000);
+  EXPECT_NE(section.find("#### ❌ function / test:tests/test_shop.py::test_activate: introduced"),
+            std::string::npos);
+  EXPECT_NE(section.find("- **Against the original tree**: passes on the original tree"), std::string::npos);
+  EXPECT_EQ(section.find("#### ❌ function / test:tests/test_shop.py::test_known_bug"), std::string::npos)
+      << "a pre-existing failure is not the migration's to fix";
+}
+
+}  // namespace
+}  // namespace migrate
