@@ -171,6 +171,12 @@ TEST_F(VerifyOutcomes, EachTestIsComparedWithTheOriginalTree) {
   EXPECT_EQ(activated["outcome"], "introduced") << activated.dump(1);
   EXPECT_EQ(activated["reference"]["status"], "passed");
   EXPECT_EQ(activated["cause"], "passes on the original tree");
+  // Attribution: the check re-run on trial trees names the pack's edit that breaks it.
+  EXPECT_EQ(activated["broken_by"], json::array({"ACME-001 at shop/core.py:5"})) << activated.dump(1);
+  const std::string how = activated["attribution"];
+  int reruns = 0;
+  ASSERT_EQ(std::sscanf(how.c_str(), "found in %d re-runs", &reruns), 1) << how;
+  EXPECT_LE(reruns, 12) << how;
   EXPECT_EQ(v["outcomes"]["introduced"], 1) << v.dump(1);
 }
 
@@ -206,6 +212,8 @@ TEST_F(VerifyOutcomes, TheReportSeparatesTheMigrationsFailuresFromTheHosts) {
   EXPECT_NE(section.find("#### ❌ function / test:tests/test_shop.py::test_activate: introduced"),
             std::string::npos);
   EXPECT_NE(section.find("- **Against the original tree**: passes on the original tree"), std::string::npos);
+  EXPECT_NE(section.find("- **Broken by**: `ACME-001 at shop/core.py:5` (found in "), std::string::npos)
+      << section.substr(0, 8000);
   EXPECT_EQ(section.find("#### ❌ function / test:tests/test_shop.py::test_known_bug"), std::string::npos)
       << "a pre-existing failure is not the migration's to fix";
 }

@@ -38,6 +38,8 @@ Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
          {"hints", c.hints},
          {"outcome", c.outcome},
          {"cause", c.cause},
+         {"broken_by", c.broken_by},
+         {"attribution", c.attribution},
          {"reference", c.reference_status.empty() ? nlohmann::ordered_json(nullptr)
                                                   : nlohmann::ordered_json{{"status", c.reference_status},
                                                                            {"detail", c.reference_detail}}}});
@@ -70,6 +72,8 @@ Result<VerifyResult> readVerifyJson(const std::filesystem::path& file) {
       // Written since the outcomes (issue 31); a verify.json of an older run has none.
       if (c.has("outcome")) check.outcome = c["outcome"].string();
       if (c.has("cause")) check.cause = c["cause"].string();
+      if (c.has("broken_by")) check.broken_by = c["broken_by"].strings();
+      if (c.has("attribution")) check.attribution = c["attribution"].string();
       if (const Field ref = c["reference"]; c.has("reference") && !ref.isNull()) {
         check.reference_status = ref["status"].string();
         check.reference_detail = ref["detail"].string();

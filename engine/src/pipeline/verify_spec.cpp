@@ -73,7 +73,8 @@ void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML:
   if (verify) {
     r.requireMap(verify, "verify");
     r.checkKeys(verify,
-                {"target", "timeout", "stage_timeout", "stage_timeouts", "tests", "precision", "benchmark"},
+                {"target", "timeout", "stage_timeout", "stage_timeouts", "tests", "precision", "benchmark",
+                 "attribution"},
                 "verify");
     if (verify["target"]) {
       std::vector<std::string> names;
@@ -118,6 +119,21 @@ void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML:
       v.tests = r.string(t, "verify.tests");
     }
     if (verify["benchmark"]) v.benchmark = r.boolean(verify["benchmark"], "verify.benchmark");
+    if (const YAML::Node a = verify["attribution"]) {
+      r.requireMap(a, "verify.attribution");
+      r.checkKeys(a, {"max_reruns", "timeout"}, "verify.attribution");
+      if (a["max_reruns"]) {
+        const long long n = r.integer(a["max_reruns"], "verify.attribution.max_reruns");
+        if (n < 0 || n > 1000) r.fail(a["max_reruns"], "verify.attribution.max_reruns is 0 (off) to 1000");
+        v.attribution_max_reruns = static_cast<int>(n);
+      }
+      if (a["timeout"]) {
+        const long long s = r.integer(a["timeout"], "verify.attribution.timeout");
+        if (s < 1 || s > 7 * 24 * 3600)
+          r.fail(a["timeout"], "verify.attribution.timeout is seconds, at least 1");
+        v.attribution_timeout_seconds = static_cast<int>(s);
+      }
+    }
     if (const YAML::Node p = verify["precision"]) {
       if (!p.IsSequence()) r.fail(p, "verify.precision is a list of {name, command, outputs}");
       for (const auto& entry : p) v.precision.push_back(readPrecision(r, entry));
@@ -142,6 +158,10 @@ void emitVerifySpec(YAML::Emitter& out, const PipelineSpec& spec) {
   out << YAML::Key << "deselect" << YAML::Value << YAML::Flow << v.tests_deselect;
   out << YAML::EndMap;
   out << YAML::Key << "benchmark" << YAML::Value << v.benchmark;
+  out << YAML::Key << "attribution" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "max_reruns" << YAML::Value << v.attribution_max_reruns;
+  out << YAML::Key << "timeout" << YAML::Value << v.attribution_timeout_seconds;
+  out << YAML::EndMap;
   out << YAML::Key << "precision" << YAML::Value << YAML::BeginSeq;
   for (const auto& p : v.precision) {
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << p.name << YAML::Key << "command"

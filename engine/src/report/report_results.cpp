@@ -150,6 +150,8 @@ void addFailedCheck(const ReportInput& in, const CheckResult& c, sdk::TemplateDa
       .set("check", oneLine(c.check))
       .set("result", c.outcome.empty() ? c.status : c.outcome);
   item.set("cause", oneLine(c.cause));
+  item.set("broken_by", c.broken_by.empty() ? "" : code(joined(c.broken_by)));
+  item.set("attribution", oneLine(c.attribution));
   item.set("detail", oneLine(c.detail.empty() ? "(no detail)" : c.detail));
   item.set("suggestion", repairSuggestion(c.stage, c.check));
   for (const std::string& h : c.hints) item.addItem("hints").set("text", oneLine(h));

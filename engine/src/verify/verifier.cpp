@@ -107,6 +107,11 @@ Result<VerifyInputs> verifyInputsFrom(const fs::path& out) {
           dependencyNames(
               d["rule_id"].get<std::string>(), d["api"].get<std::string>(),
               [&](const std::string& p) { v.declared_packages.insert(verify::normalizedPackage(p)); });
+  if (f.is_object() && f.contains("findings") && f["findings"].is_array())
+    for (const auto& d : f["findings"])
+      if (d.is_object() && d.value("edits", nlohmann::json::array()).is_array() &&
+          !d.value("edits", nlohmann::json::array()).empty())
+        v.edited.push_back({d.value("rule_id", ""), d.value("file", ""), d.value("line", 0)});
   if (!fs::is_directory(v.original_root))
     return makeError("the original tree " + v.original_root.string() +
                      " (from emit.json) is gone; run the pipeline again");
@@ -126,6 +131,11 @@ VerifyInputs verifyInputsFrom(const MigrationModel& model, const fs::path& out) 
       dependencyNames(f.rule_id, f.api, [&](const std::string& p) {
         v.declared_packages.insert(verify::normalizedPackage(p));
       });
+  for (std::size_t i : model.emit.fixed_findings)
+    if (i < model.findings.size()) {
+      const sdk::Finding& f = model.findings[i];
+      v.edited.push_back({f.rule_id, f.file, static_cast<int>(f.range.line)});
+    }
   return v;
 }
 
@@ -178,6 +188,52 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
 
   std::vector<CheckResult> engine_checks;
   bool timed_out = false;
+  // Each introduced check re-run on trial trees (the original with part of the adaptation), built
+  // on the target from its original/ and adapted/, to name the edits that break it.
+  auto attribute = [&](std::vector<CheckResult>& checks) {
+    if (std::none_of(checks.begin(), checks.end(),
+                     [](const CheckResult& c) { return c.outcome == "introduced"; }))
+      return;
+    verify::AttributionInputs a;
+    a.original = in.original_root;
+    a.adapted = in.out / "adapted";
+    a.findings = in.edited;
+    a.max_reruns = vs.attribution_max_reruns;
+    a.budget = std::chrono::seconds(vs.attribution_timeout_seconds);
+    a.run_check = [&](const std::string& stage, const std::string& check,
+                      const std::vector<verify::TrialFile>& files) {
+      std::string shell =
+          "rm -rf trial results/trial.jsonl && { cp -al original trial 2>/dev/null || cp -R original trial; "
+          "} || exit 3\n";
+      for (const verify::TrialFile& f : files) {
+        const std::string to = verify::shellQuote("trial/" + f.path);
+        shell += "mkdir -p " + verify::shellQuote(fs::path("trial/" + f.path).parent_path().string()) +
+                 " && rm -f " + to;
+        if (!f.content) {
+          shell += " && cp " + verify::shellQuote("adapted/" + f.path) + " " + to + " || exit 3\n";
+          continue;
+        }
+        std::string delimiter = "MIGRATE_TRIAL_EOF";
+        while (f.content->find(delimiter) != std::string::npos) delimiter += "_";
+        shell += " && cat > " + to + " <<'" + delimiter + "'\n" + *f.content +
+                 (f.content->empty() || f.content->back() == '\n' ? "" : "\n") + delimiter + "\n";
+      }
+      shell += "bash kit/verify_npu.sh --stage " + stage + " --tree trial --only " +
+               verify::shellQuote(check) + " --results results/trial.jsonl --python " +
+               verify::shellQuote(target_spec.python) + " --root " + verify::shellQuote(target->workdir()) +
+               " >/dev/null 2>&1; exit 0";
+      const verify::ProcessResult r = target->run(shell, budget(vs.stage_timeout_seconds));
+      if (r.timed_out || r.exit_code != 0) return std::string();
+      if (target->download(layout, budget(vs.stage_timeout_seconds)).exit_code != 0) return std::string();
+      for (const CheckResult& t : verify::readCheckResults(layout / "results" / "trial.jsonl"))
+        if (t.stage == stage && t.check == check) return t.status;
+      return std::string();
+    };
+    progress("verify: finding the edits behind " + std::to_string(result.outcomes("introduced")) +
+             " introduced failure(s)");
+    verify::attributeIntroduced(checks, a);
+    (void)target->run("rm -rf trial results/trial.jsonl", budget(60));
+  };
   // Each stage on the adapted tree; the stages whose checks apply to the original tree then run
   // there too, under the same limits, as the reference the outcomes compare with.
   auto runStage = [&](const std::string& stage, const std::string& tree) {
@@ -240,6 +296,7 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
   result.checks = verify::readCheckResults(layout / "results" / "verify_results.jsonl");
   result.checks.insert(result.checks.end(), engine_checks.begin(), engine_checks.end());
   verify::assignOutcomes(result.checks, context);
+  attribute(result.checks);
   fs::copy_file(layout / "results" / "verify_results.jsonl", verify_dir / "verify_results.jsonl",
                 fs::copy_options::overwrite_existing, ec);
   std::string summary;

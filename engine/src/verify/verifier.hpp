@@ -12,6 +12,7 @@
 #include "migrate/engine/model.hpp"
 #include "migrate/engine/pipeline.hpp"
 #include "migrate/engine/result.hpp"
+#include "verify/attribution.hpp"
 
 namespace migrate {
 
@@ -23,7 +24,8 @@ struct VerifyInputs {
   std::vector<std::string> modules;  ///< adapted modules to import
   bool has_npu_ops = false;
   std::string tool_version;
-  std::set<std::string> declared_packages;  ///< the project's dependencies (deps plugin), PEP 503 names
+  std::set<std::string> declared_packages;    ///< the project's dependencies (deps plugin), PEP 503 names
+  std::vector<verify::EditedFinding> edited;  ///< the findings the emit stage fixed: what attribution names
 };
 
 /// The inputs from an output directory's emit.json (for `migrate-pipeline verify OUTPUT_DIR`).

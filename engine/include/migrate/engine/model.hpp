@@ -110,6 +110,9 @@ struct CheckResult {
   std::string reference_detail;
   std::string cause;       ///< environment: what the target lacks; else why the outcome was given
   bool reference = false;  ///< a record of the original tree (folded into its adapted check when read)
+  /// introduced: the edits that break it ("ACME-001 at shop/core.py:5", verify/attribution.hpp)
+  std::vector<std::string> broken_by;
+  std::string attribution;  ///< how the edits were found ("found in 7 re-runs …"), or why not
   /// The migration's fault: introduced, or not run (a verify.json without outcomes: failed or error).
   bool broken() const {
     return outcome.empty() ? status == "failed" || status == "error"

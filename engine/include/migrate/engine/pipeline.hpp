@@ -115,6 +115,8 @@ struct VerifySpec {
   int per_test_timeout_seconds = 300;       ///< each pytest test; 0 = none
   std::vector<std::string> tests_select;    ///< pytest node ids (or prefixes) to run; empty = all
   std::vector<std::string> tests_deselect;  ///< pytest node ids (or prefixes) to leave out
+  int attribution_max_reruns = 12;          ///< per introduced check; 0 = no attribution
+  int attribution_timeout_seconds = 600;    ///< for the attribution of all introduced checks
   std::vector<PrecisionCheckSpec> precision;
   bool benchmark = false;
 };
