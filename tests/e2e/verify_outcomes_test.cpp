@@ -4,12 +4,13 @@
 // tree: a test that passes on both is `passed`, one that already failed is `pre-existing`, one
 // that needs a package the host lacks is `environment` (naming it, and whether the project
 // declares it), one that a wrong fix of a rule pack breaks is `introduced`, and one that hangs
-// hits its time limit while the others still run.
+// hits its time limit while the others still run; attribution names the pack's edit, over ssh too.
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
+#include "support/local_sshd.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate {
@@ -216,6 +217,28 @@ TEST_F(VerifyOutcomes, TheReportSeparatesTheMigrationsFailuresFromTheHosts) {
       << section.substr(0, 8000);
   EXPECT_EQ(section.find("#### ❌ function / test:tests/test_shop.py::test_known_bug"), std::string::npos)
       << "a pre-existing failure is not the migration's to fix";
+}
+
+TEST_F(VerifyOutcomes, OverSshTheOutcomesAndTheAttributionAreTheSame) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->output;
+  test::LocalSshd sshd;
+  TempDir remote;
+  const auto r = run(
+      quote(test::cli().string()) + " verify " + quote(out().string()) +
+      " -q --set verify.target=lab --set targets.lab.kind=ssh --set targets.lab.host=" + sshd.host() +
+      " --set targets.lab.port=" + std::to_string(sshd.port()) + " --set targets.lab.user=" + sshd.user() +
+      " --set " + quote("targets.lab.identity_file=" + sshd.identityFile().string()) + " --set " +
+      quote("targets.lab.known_hosts_file=" + sshd.knownHostsFile().string()) +
+      " --set targets.lab.python=/usr/bin/python3 --set " +
+      quote("targets.lab.workdir=" + remote.path().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output << sshd.log();
+  const json v = verifyJson();
+  EXPECT_EQ(v["host"], sshd.user() + "@127.0.0.1:" + std::to_string(sshd.port()));
+  EXPECT_EQ(check("function", "test:tests/test_shop.py::test_known_bug")["outcome"], "pre-existing");
+  EXPECT_EQ(check("function", "test:tests/test_shop.py::test_tracking")["outcome"], "environment");
+  const json activated = check("function", "test:tests/test_shop.py::test_activate");
+  EXPECT_EQ(activated["outcome"], "introduced");
+  EXPECT_EQ(activated["broken_by"], json::array({"ACME-001 at shop/core.py:5"})) << activated.dump(1);
 }
 
 }  // namespace
