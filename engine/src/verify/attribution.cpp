@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "acquire/git_session.hpp"
+#include "verify/outcomes.hpp"
 
 namespace migrate::verify {
 namespace fs = std::filesystem;
@@ -115,7 +116,10 @@ std::vector<std::size_t> minimalFailingSet(
     bool reduced = false;
     for (const auto& chunk : chunks) {
       const auto r = fails(chunk);
-      if (!r) return complete = false, current;
+      if (!r) {
+        complete = false;
+        return current;
+      }
       if (*r) {
         current = chunk;
         n = 2;
@@ -129,7 +133,10 @@ std::vector<std::size_t> minimalFailingSet(
         std::set_difference(current.begin(), current.end(), chunk.begin(), chunk.end(),
                             std::back_inserter(rest));
         const auto r = fails(rest);
-        if (!r) return complete = false, current;
+        if (!r) {
+          complete = false;
+          return current;
+        }
         if (*r) {
           current = rest;
           n = std::max<std::size_t>(n - 1, 2);
@@ -170,6 +177,7 @@ void attributeIntroduced(std::vector<CheckResult>& checks, const AttributionInpu
     if (c.stage != "imports" && c.check.rfind("test:", 0) != 0) continue;
     int reruns = 0;
     std::string stopped;
+    const std::string failure = errorClass(c.detail + "\n" + c.output);
     // Whether the check still fails on a trial tree; nullopt when the budget is spent.
     auto trial = [&](const std::vector<TrialFile>& files) -> std::optional<bool> {
       if (reruns >= in.max_reruns) {
@@ -183,12 +191,15 @@ void attributeIntroduced(std::vector<CheckResult>& checks, const AttributionInpu
       ++reruns;
       std::vector<TrialFile> all = added;
       all.insert(all.end(), files.begin(), files.end());
-      const std::string status = in.run_check(c.stage, c.check, all);
-      if (status.empty()) {
+      const std::optional<CheckResult> t = in.run_check(c.stage, c.check, all);
+      if (!t) {
         stopped = "because a trial could not run";
         return std::nullopt;
       }
-      return status == "failed" || status == "error";
+      // Still failing means failing the same way: a part of the adaptation without the rest can
+      // fail for another reason (a use of npu_compat without its import), which is no answer.
+      return (t->status == "failed" || t->status == "error") &&
+             errorClass(t->detail + "\n" + t->output) == failure;
     };
     // The whole adaptation on a trial tree first: the failure must show there to be narrowed.
     std::vector<TrialFile> whole;

@@ -62,9 +62,9 @@ struct AttributionInputs {
   std::vector<EditedFinding> findings;
   /// Runs check `check` of `stage` on a trial tree: the original tree with the given files
   /// replaced — by the adapted tree's file (no content) or by the content given; returns the
-  /// check's status (passed, failed, …), or "" when it could not run.
-  std::function<std::string(const std::string& stage, const std::string& check,
-                            const std::vector<TrialFile>& files)>
+  /// check's record (its status: passed, failed, …), or nullopt when it could not run.
+  std::function<std::optional<CheckResult>(const std::string& stage, const std::string& check,
+                                           const std::vector<TrialFile>& files)>
       run_check;
   int max_reruns = 12;               ///< per introduced check
   std::chrono::seconds budget{600};  ///< for all of them

@@ -223,11 +223,12 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
                verify::shellQuote(target_spec.python) + " --root " + verify::shellQuote(target->workdir()) +
                " >/dev/null 2>&1; exit 0";
       const verify::ProcessResult r = target->run(shell, budget(vs.stage_timeout_seconds));
-      if (r.timed_out || r.exit_code != 0) return std::string();
-      if (target->download(layout, budget(vs.stage_timeout_seconds)).exit_code != 0) return std::string();
+      if (r.timed_out || r.exit_code != 0) return std::optional<CheckResult>();
+      if (target->download(layout, budget(vs.stage_timeout_seconds)).exit_code != 0)
+        return std::optional<CheckResult>();
       for (const CheckResult& t : verify::readCheckResults(layout / "results" / "trial.jsonl"))
-        if (t.stage == stage && t.check == check) return t.status;
-      return std::string();
+        if (t.stage == stage && t.check == check) return std::optional<CheckResult>(t);
+      return std::optional<CheckResult>();
     };
     progress("verify: finding the edits behind " + std::to_string(result.outcomes("introduced")) +
              " introduced failure(s)");
