@@ -23,9 +23,7 @@ Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
                     {"skipped", r.count("skipped")},
                     {"error", r.count("error")}};
   doc["outcomes"] = nlohmann::ordered_json::object();
-  for (const char* outcome :
-       {"passed", "introduced", "pre-existing", "environment", "fixed", "skipped", "error"})
-    doc["outcomes"][outcome] = r.outcomes(outcome);
+  for (const char* outcome : kCheckOutcomes) doc["outcomes"][outcome] = r.outcomes(outcome);
   doc["checks"] = nlohmann::ordered_json::array();
   for (const CheckResult& c : r.checks)
     doc["checks"].push_back(

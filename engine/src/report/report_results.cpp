@@ -244,8 +244,7 @@ void addVerification(const ReportInput& in, sdk::TemplateData& data) {
   auto& ver = data.addItem("verified");
   ver.set("host", cell(v.host)).set("target", cell(v.target)).set("verify_status", v.status);
   ver.set("verify_detail", oneLine(v.detail));
-  ver.setFlag("compared", std::any_of(v.checks.begin(), v.checks.end(),
-                                      [](const CheckResult& c) { return !c.outcome.empty(); }));
+  ver.setFlag("compared", v.compared());
   auto rows = [&](const std::string& list, std::initializer_list<const char*> stages) {
     ver.setEmptyList(list);
     for (const char* stage : stages)

@@ -20,19 +20,12 @@ std::string verificationLine(const ReportInput& in) {
   if (v.status != "completed")
     return cell("❌ could not run on " + v.host + " (" + v.status + "): " + v.detail);
   const std::size_t bad = v.broken();
-  std::string counts;
-  const bool compared =
-      std::any_of(v.checks.begin(), v.checks.end(), [](const auto& c) { return !c.outcome.empty(); });
-  if (compared) {
-    for (const char* outcome :
-         {"passed", "introduced", "pre-existing", "environment", "fixed", "skipped", "error"})
-      if (const std::size_t n = v.outcomes(outcome); n > 0 || std::string(outcome) == "introduced")
-        counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + outcome;
-  } else {  // a verify.json written before the outcomes
-    counts = std::to_string(v.count("passed")) + " passed, " + std::to_string(v.count("failed")) +
-             " failed, " + std::to_string(v.count("skipped")) + " skipped, " +
-             std::to_string(v.count("error")) + " errors";
-  }
+  const std::string counts =
+      v.compared()
+          ? v.outcomeCounts()
+          : std::to_string(v.count("passed")) + " passed, " + std::to_string(v.count("failed")) +
+                " failed, " + std::to_string(v.count("skipped")) + " skipped, " +
+                std::to_string(v.count("error")) + " errors";  // a verify.json from before the outcomes
   return cell(std::string(bad                                               ? "❌ "
                           : v.count("skipped") || v.outcomes("environment") ? "⚠️ "
                                                                             : "✅ ") +

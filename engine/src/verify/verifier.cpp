@@ -300,12 +300,7 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
   attribute(result.checks);
   fs::copy_file(layout / "results" / "verify_results.jsonl", verify_dir / "verify_results.jsonl",
                 fs::copy_options::overwrite_existing, ec);
-  std::string summary;
-  for (const char* outcome :
-       {"passed", "introduced", "pre-existing", "environment", "fixed", "skipped", "error"})
-    if (const std::size_t n = result.outcomes(outcome); n > 0 || std::string(outcome) == "introduced")
-      summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + outcome;
-  return finish(timed_out ? "timeout" : "completed", summary);
+  return finish(timed_out ? "timeout" : "completed", result.outcomeCounts());
 }
 
 }  // namespace migrate

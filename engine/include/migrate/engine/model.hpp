@@ -120,6 +120,10 @@ struct CheckResult {
   }
 };
 
+/// The outcomes of a check against the original tree, in the order counts are shown.
+inline constexpr const char* kCheckOutcomes[] = {"passed", "introduced", "pre-existing", "environment",
+                                                 "fixed",  "skipped",    "error"};
+
 /// What the verify stage found (verify.json).
 struct VerifyResult {
   bool computed = false;
@@ -139,6 +143,20 @@ struct VerifyResult {
     std::size_t n = 0;
     for (const auto& c : checks) n += c.outcome == outcome ? 1 : 0;
     return n;
+  }
+  /// True when the checks carry outcomes (a verify.json written before them has none).
+  bool compared() const {
+    for (const auto& c : checks)
+      if (!c.outcome.empty()) return true;
+    return false;
+  }
+  /// "49 passed, 0 introduced, 7 skipped": the outcomes that occur, and always `introduced`.
+  std::string outcomeCounts() const {
+    std::string out;
+    for (const char* outcome : kCheckOutcomes)
+      if (const std::size_t n = outcomes(outcome); n > 0 || std::string(outcome) == "introduced")
+        out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + outcome;
+    return out;
   }
   /// The checks that are the migration's fault (CheckResult::broken).
   std::size_t broken() const {
