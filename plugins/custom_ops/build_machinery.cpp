@@ -234,9 +234,11 @@ void entryValue(std::string_view src, std::size_t i, ByteRanges& lists, std::set
 }  // namespace
 
 /// The byte ranges of the lists that reach nvcc: given to an "nvcc" key (`{"nvcc": ["-O3"]}`),
-/// added to one (`args["nvcc"].extend([...])`, `.append`, `+=`), or bound in the module to a name
-/// the key reads (`nvcc_args = [...]` with `"nvcc": nvcc_args if use_cuda else rocm_args`). Every
-/// string there is an nvcc flag, however common (`-O3`), since only nvcc reads them.
+/// added to one (`args["nvcc"].extend([...])`, `.append`, `+=`), written as load()'s
+/// `extra_cuda_cflags=[...]`, returned by a function named for nvcc (`def nvcc_flags(self)`), or bound
+/// in the module to a name such a key reads (`nvcc_args = [...]` with `"nvcc": nvcc_args if
+/// use_cuda else rocm_args`). Every string there is an nvcc flag, however common (`-O3`), since
+/// only nvcc reads them.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
     std::string_view src, const std::vector<sdk::StringFact>& strings) {
   ByteRanges lists;
@@ -257,6 +259,36 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
         }
     }
   }
+  // load(..., extra_cuda_cflags=[...]): a list written as the keyword's value.
+  static const RE2 kCudaCflags(R"([(,][ \t\r\n]*extra_cuda_cflags[ \t]*=[ \t]*\[)", bytePattern());
+  plugin_support::forEachMatch(kCudaCflags, src, [&](const auto& m) {
+    addList(src, static_cast<std::size_t>(m[0].data() - src.data()) + m[0].size() - 1, lists);
+  });
+  // What a function named for nvcc returns (`def nvcc_flags(self): return ["-DWITH_CUDA"]`): its
+  // first list that holds a string; other returns are alternatives of the same list.
+  static const RE2 kNvccDef(R"((?m)^([ \t]*)def[ \t]+\w*nvcc\w*[ \t]*\()", bytePattern());
+  plugin_support::forEachMatch(kNvccDef, src, [&](const auto& m) {
+    const std::size_t indent = m[1].size();
+    std::size_t line = src.find('\n', static_cast<std::size_t>(m[0].data() - src.data()));
+    while (line != std::string_view::npos && line + 1 < src.size()) {
+      const std::size_t begin = line + 1;
+      std::size_t i = begin;
+      while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
+      if (i < src.size() && src[i] != '\n' && src[i] != '#' && i - begin <= indent) break;  // body ends
+      if (src.substr(i, 6) == "return") {
+        const std::size_t v = skipBlank(src, i + 6);
+        if (v < src.size() && src[v] == '[') {
+          const std::size_t close = closingBracket(src, v);
+          if (close != std::string_view::npos &&
+              src.substr(v, close - v).find_first_of("\"'") != std::string_view::npos) {
+            addList(src, v, lists);
+            break;
+          }
+        }
+      }
+      line = src.find('\n', begin);
+    }
+  });
   for (const std::string& name : names) {
     if (name.find('.') != std::string::npos) continue;
     const RE2 assigned("(?m)^[ \\t]*" + RE2::QuoteMeta(name) + "[ \\t]*\\+?=[ \\t]*\\[", bytePattern());
@@ -416,13 +448,25 @@ void PythonFile::cudaSourceLists() {
 }
 
 void PythonFile::extensionCalls() {
-  if (extension_names_.empty()) return;
+  if (extension_names_.empty() && op_namespaces_.empty()) return;
   auto rootOf = [](const std::string& chain) {
     const std::size_t dot = chain.find('.');
     return dot == std::string::npos ? std::string() : chain.substr(0, dot);
   };
   for (const auto& c : m_.calls()) {
     const std::string& w = c.callee_written;
+    // torch.ops.NS.fn(…) / OP.fn(…) with OP = torch.ops.NS, NS built by a load() of this file.
+    std::string ns;
+    if (startsWith(w, "torch.ops.")) ns = rootOf(w.substr(10));
+    if (const auto alias = op_namespace_names_.find(rootOf(w)); alias != op_namespace_names_.end())
+      ns = alias->second;
+    if (!ns.empty() && op_namespaces_.count(ns)) {
+      auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
+                           {{"value", ns}});
+      if (f) f->details = {{"module", ns}, {"function", lastPart(w)}, {"registered_as", "torch.ops." + ns}};
+      report(std::move(f));
+      continue;
+    }
     // Through an alias too (`ext_c = exllamav2_ext` … `ext_c.make_q_matrix(...)`): the resolved
     // name's root is the extension.
     std::string module = rootOf(w);
@@ -601,6 +645,9 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   // …and of CUDA work: a toolkit image also builds MPI, UCX and the like, which the NPU image needs too.
   static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
                              bytePattern());
+  static const RE2 kBuildSwitch(
+      R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
+      bytePattern());
   for (const sdk::FileEntry* file : dockerfiles) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
@@ -635,7 +682,10 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         if (cuda_stage && !stage.empty()) cuda_stages.insert(stage);
         stage_names = stage + (cuda_stages.count(image) != 0 ? " " + image : std::string());
       }
-      if (!comment && (cuda_extension || cuda_stage) && (instruction == "RUN" || instruction == "run")) {
+      // `BUILD_EXT=1 pip install .`, `DS_BUILD_OPS=1 …`: the command switches its extension build on.
+      const bool build_switch = RE2::PartialMatch(line, kBuildSwitch);
+      if (!comment && (cuda_extension || cuda_stage || build_switch) &&
+          (instruction == "RUN" || instruction == "run")) {
         std::string what;
         std::size_t at = pos, end = nl;  // the line reported
         if (RE2::PartialMatch(line, kSetupPy, &group)) {
@@ -644,7 +694,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
           // A local install builds the repository's CUDA extension, or says it builds CUDA code
           // (`--cuda_ext`); a CUDA image alone does not make a pure-Python package a kernel build.
           const std::string target = pipLocalTarget(group);
-          if (!target.empty() && (cuda_extension || RE2::PartialMatch(line, kCudaWork)))
+          if (!target.empty() && (cuda_extension || build_switch || RE2::PartialMatch(line, kCudaWork)))
             what = "pip install " + target;
         } else if (std::string head, tool;
                    cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&

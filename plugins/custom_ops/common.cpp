@@ -159,6 +159,8 @@ std::string clip(std::string_view s, std::size_t max) {
 }
 
 bool kernelishModule(const std::string& module) {
+  // torch's own modules (`torch.cuda.amp`, `torch.backends.cuda`) are the framework, not kernels.
+  if (module == "torch" || startsWith(module, "torch.")) return false;
   std::size_t b = 0;
   for (std::size_t i = 0; i <= module.size(); ++i)
     if (i == module.size() || module[i] == '.') {

@@ -22,7 +22,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/build_bindings.yaml",   // OPS-013..020
     "rules/triton.yaml",           // OPS-021..026
     "rules/python_glue.yaml",      // OPS-027..030
-    "rules/build_machinery.yaml",  // OPS-031..039
+    "rules/build_machinery.yaml",  // OPS-031..040
 };
 
 class CustomOpsPlugin final : public Plugin {
@@ -56,7 +56,7 @@ class CustomOpsPlugin final : public Plugin {
     custom_ops::analyzePython(module, rules_, options_, sink);
   }
 
-  // Five independent scans, each cached on its own: a changed Python file reruns only the glue,
+  // Six independent scans, each cached on its own: a changed Python file reruns only the glue,
   // a changed .cu file only the native scan.
   std::vector<RepositoryPass> repositoryPasses() const override {
     return {
@@ -66,6 +66,8 @@ class CustomOpsPlugin final : public Plugin {
          }},
         {"cmake", [this](const WorkspaceView& w,
                          FindingSink& s) { custom_ops::analyzeCMake(w, rules_, options_, s); }},
+        {"makefiles", [this](const WorkspaceView& w,
+                             FindingSink& s) { custom_ops::analyzeMakefiles(w, rules_, options_, s); }},
         {"gitmodules",
          [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeGitmodules(w, rules_, s); }},
         {"docker-builds",

@@ -1,6 +1,6 @@
 #pragma once
-/// Analysis of the files that are not Python: CUDA/C++ sources (tree-sitter cuda grammar) and
-/// CMake files (a small command reader).
+/// Analysis of the files that are not Python: CUDA/C++ sources (tree-sitter cuda grammar), CMake
+/// files (a small command reader) and Makefiles (line by line).
 
 #include "common.hpp"
 
@@ -16,6 +16,11 @@ void analyzeNativeSources(const sdk::WorkspaceView& workspace, const Rules& rule
 /// (OPS-015, OPS-016).
 void analyzeCMake(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                   sdk::FindingSink& sink);
+
+/// CUDA in Makefiles: targets built from .cu sources, nvcc architecture flags, CUDA library link
+/// flags (OPS-040); Windows-only branches skipped.
+void analyzeMakefiles(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
+                      sdk::FindingSink& sink);
 
 /// Replaces comments and the contents of string/char literals of C, C++ or CUDA text by spaces
 /// (newlines kept), so byte offsets stay valid for text searches.

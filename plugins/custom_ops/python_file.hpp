@@ -107,6 +107,10 @@ class PythonFile {
   bool device_queries_ = false;
   bool npu_path_ = false;
   std::set<std::string> extension_names_;
+  /// Op namespaces this file's load() calls build (`load(name="wkv7", …, is_python_module=False)`
+  /// registers torch.ops.wkv7), and the names bound to them (`OP = torch.ops.wkv7`) → namespace.
+  std::set<std::string> op_namespaces_;
+  std::map<std::string, std::string> op_namespace_names_;
   std::map<std::string, const sdk::ImportFact*> plain_modules_;  ///< bound name → `import X [as Y]`
   mutable std::set<std::string> used_plain_modules_;  ///< those called like kernels from autograd passes
   std::vector<const DefinitionFact*> triton_kernels_;

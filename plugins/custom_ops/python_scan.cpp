@@ -167,11 +167,22 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
       plain_modules_.emplace(imp.bound, &imp);
   }
   for (const auto& c : m.calls()) {
-    if ((c.callee_resolved == "torch.utils.cpp_extension.load" ||
-         c.callee_resolved == "torch.utils.cpp_extension.load_inline") &&
-        !c.assigned_to.empty())
-      extension_names_.insert(c.assigned_to);
+    const bool load = c.callee_resolved == "torch.utils.cpp_extension.load" ||
+                      c.callee_resolved == "torch.utils.cpp_extension.load_inline";
+    if (load && !c.assigned_to.empty()) extension_names_.insert(c.assigned_to);
+    if (load)
+      for (const auto& a : c.args)
+        if (a.kind == sdk::ValueKind::String && (a.keyword == "name" || (a.keyword.empty() && a.index == 0)))
+          op_namespaces_.insert(a.text);
     if (loadsExtensionByName(c)) extension_names_.insert(c.assigned_to);
+  }
+  // `OP = torch.ops.wkv7`: a name for the op namespace a load() of this file builds.
+  if (!op_namespaces_.empty()) {
+    static const RE2 kBinding(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*torch\.ops\.(\w+)[ \t]*(?:#.*)?$)",
+                              bytePattern());
+    plugin_support::forEachMatch(kBinding, m.source(), [&](const auto& g) {
+      if (op_namespaces_.count(str(g[2]))) op_namespace_names_[str(g[1])] = str(g[2]);
+    });
   }
   // `kernel = triton.jit(fn)`: the call form of the decorator, on a def of this file.
   std::set<std::string> jitted;

@@ -1,5 +1,6 @@
 // Dockerfiles: FROM (with ARG defaults substituted), ENV and ARG settings, and the pip/conda
-// installs and NVIDIA apt repository steps of RUN instructions.
+// installs, source clones and NVIDIA apt repository steps of RUN instructions (heredoc bodies
+// included).
 
 #include <cctype>
 #include <map>
@@ -126,10 +127,23 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
   // (`ARG BASE=nvidia/cuda:…` then `FROM ${BASE}`) is reported where the image is written.
   std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>> written;
   std::set<std::string> stages;
+  std::string heredoc;  // the delimiter of the `RUN <<EOF` body being read, or ""
   for (const LogicalLine& ll : logicalLines(text, true)) {
     const std::string& s = ll.text;
     std::size_t b = 0;
     while (b < s.size() && isBlank(s[b])) ++b;
+    if (!heredoc.empty()) {  // a line of a RUN heredoc: shell, up to the delimiter's line
+      std::size_t t = s.size();
+      while (t > b && isBlank(s[t - 1])) --t;
+      if (s.compare(b, t - b, heredoc) == 0) {
+        heredoc.clear();
+      } else if (b < s.size() && s[b] != '#') {
+        readInstallCommands(path, ll, b, index, "dockerfile", args, out);
+        readNvidiaAptSteps(path, ll, b, index, out);
+        readRunSettings(path, ll, b, index, out);
+      }
+      continue;
+    }
     if (b >= s.size() || s[b] == '#') continue;
     std::size_t e = b;
     while (e < s.size() && !isBlank(s[e])) ++e;
@@ -194,6 +208,16 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
       while (r + 1 < s.size() && s[r] == '-' && s[r + 1] == '-') {
         while (r < s.size() && !isBlank(s[r])) ++r;
         while (r < s.size() && isBlank(s[r])) ++r;
+      }
+      // `RUN <<EOF` (`<<-EOF`, `<<"EOF"`): the script is the lines up to the one holding EOF.
+      if (s.compare(r, 2, "<<") == 0) {
+        std::size_t d = r + 2;
+        if (d < s.size() && s[d] == '-') ++d;
+        if (d < s.size() && (s[d] == '"' || s[d] == '\'')) ++d;
+        std::size_t de = d;
+        while (de < s.size() && (std::isalnum(static_cast<unsigned char>(s[de])) || s[de] == '_')) ++de;
+        heredoc = s.substr(d, de - d);
+        continue;
       }
       readInstallCommands(path, ll, r, index, "dockerfile", args, out);
       readNvidiaAptSteps(path, ll, r, index, out);

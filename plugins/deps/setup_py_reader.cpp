@@ -1,8 +1,10 @@
 // setup.py from the module's facts: the requirement strings passed to setup() as
 // install_requires / setup_requires / tests_require / extras_require, written in place or held
 // by module variables (`install_requires=REQUIRED`, `REQUIRED = [...]`, `REQUIRED += [...]`,
-// `REQUIRED.append("x")`, `EXTRAS = {"dev": [...]}`, `extras_require=dict(dev=[...])`).
+// `REQUIRED.append("x")`, `EXTRAS = {"dev": [...]}`, `EXTRAS["gpu"] = [...]`,
+// `extras_require=dict(dev=[...])`).
 
+#include <algorithm>
 #include <set>
 
 #include "manifest.hpp"
@@ -172,6 +174,15 @@ class SetupPyReader {
       }
       for (const auto& inner : identifiers(src.substr(rhs, stop - rhs))) variable(inner, keyword, depth + 1);
     }
+    // NAME["gpu"] = ["flash-attn==2.7.4"]: an entry of a dict built item by item.
+    const std::string item = name + "[";
+    for (const StringFact& s : m_.strings())
+      if (s.context == StringContext::Assignment && s.name.rfind(item, 0) == 0) {
+        std::string key = s.name.substr(item.size(), s.name.find(']') - item.size());
+        key.erase(std::remove_if(key.begin(), key.end(), [](char c) { return c == '"' || c == '\''; }),
+                  key.end());
+        add(s, keyword == "extras_require" ? "extras_require[" + key + "]" : keyword);
+      }
     // NAME.append("x"), NAME.extend([...]), NAME.insert(i, "x")
     for (const StringFact& s : m_.strings())
       if (s.context == StringContext::PositionalArg && s.callee == name + "." + s.method &&

@@ -1,5 +1,6 @@
 // pip / uv / conda install commands in shell scripts and Dockerfile RUN instructions: the
-// packages they install, the indexes and channels they use, the requirements files they read.
+// packages they install, the indexes and channels they use, the requirements files they read;
+// and `git clone` of a CUDA-only package's source.
 
 #include <algorithm>
 #include <cctype>
@@ -270,6 +271,9 @@ class InstallScanner {
     } else if (prog == "apt-get" || prog == "apt" || prog == "yum" || prog == "dnf") {
       systemPackages(w, i + 1, true);
       return;
+    } else if (prog == "git" && i + 1 < w.size() && w[i + 1].value == "clone") {
+      clonedPackage(w, i + 2);
+      return;
     } else if (prog == "dpkg-query" || prog == "dpkg") {
       // `dpkg-query -W libnccl2 libnccl-dev`, `dpkg -s cuda-toolkit-12-1`: a step that fails
       // where the package is not installed.
@@ -379,6 +383,53 @@ class InstallScanner {
       d.source = source_;
       d.section = "system packages";
       out_.dependencies.push_back(std::move(d));
+    }
+  }
+
+  /// `git clone https://github.com/NVIDIA/apex`: a step that fetches a package's source to build
+  /// it. Only packages the table calls unsupported or in need of replacement are reported: a clone
+  /// of anything else (the project itself, a dataset) is not a dependency of the migration.
+  void clonedPackage(const std::vector<Word>& w, std::size_t i) {
+    static const std::set<std::string, std::less<>> kWithValue = {"-b",
+                                                                  "--branch",
+                                                                  "-o",
+                                                                  "--origin",
+                                                                  "-c",
+                                                                  "--config",
+                                                                  "--depth",
+                                                                  "--reference",
+                                                                  "-j",
+                                                                  "--jobs",
+                                                                  "--filter",
+                                                                  "--template",
+                                                                  "-u",
+                                                                  "--upload-pack",
+                                                                  "--shallow-since",
+                                                                  "--shallow-exclude",
+                                                                  "--separate-git-dir"};
+    for (; i < w.size(); ++i) {
+      const std::string& v = w[i].value;
+      if (!v.empty() && v[0] == '-') {
+        if (kWithValue.count(v)) ++i;
+        continue;
+      }
+      const std::string url = substituteVariables(v, variables_);
+      if (url.find("://") == std::string::npos && url.rfind("git@", 0) != 0) return;
+      const auto req = parseRequirement("git+" + url);
+      if (!req || req->name.empty()) return;
+      const Lookup look = lookupPackage(req->name);
+      if (!look.known() ||
+          (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
+        return;
+      DependencyUse d;
+      d.file = path_;
+      d.range = range(w[i]);
+      d.written = v;
+      d.req = *req;
+      d.source = source_;
+      d.section = "git clone";
+      out_.dependencies.push_back(std::move(d));
+      return;
     }
   }
 
@@ -507,7 +558,9 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     }
     readToolkitModules(path, ll, first, index, out);
     readNvidiaAptSteps(path, ll, first, index, out);
-    if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos) continue;
+    if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos &&
+        ll.text.find("clone") == std::string::npos)
+      continue;
     readInstallCommands(path, ll, first, index, "shell", variables, out);
   }
 }

@@ -1,12 +1,14 @@
 // The device plugin: the device layer of a CUDA code base — torch.cuda APIs, device strings and
 // placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
-// is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp and
-// lightning_auto_accelerator.hpp. See README.md for one entry per rule id.
+// is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp,
+// lightning_auto_accelerator.hpp and script_device.hpp (shell launch scripts). See README.md for one entry
+// per rule id.
 
 #include "device_embedded_rules.hpp"
 #include "device_string_asserts.hpp"
 #include "lightning_auto_accelerator.hpp"
 #include "migrate/sdk/plugin.hpp"
+#include "script_device.hpp"
 
 namespace {
 
@@ -41,6 +43,8 @@ class DevicePlugin final : public Plugin {
   void configure(const PluginContext& context) override {
     device_string_assert_ = &context.requireRule("DEV-052");
     lightning_auto_accelerator_ = &context.requireRule("DEV-060");
+    scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
+                context.rule("DEV-053"), context.rule("DEV-001")};
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {
@@ -49,9 +53,15 @@ class DevicePlugin final : public Plugin {
       device::checkLightningAutoAccelerator(module, *lightning_auto_accelerator_, sink);
   }
 
+  /// Shell launch scripts (script_device.hpp).
+  void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
+    device::checkScripts(workspace, scripts_, sink);
+  }
+
  private:
   const RuleInfo* device_string_assert_ = nullptr;        ///< DEV-052, set by configure()
   const RuleInfo* lightning_auto_accelerator_ = nullptr;  ///< DEV-060, set by configure()
+  device::ScriptRules scripts_;                           ///< set by configure(); disabled rules are null
 };
 
 }  // namespace

@@ -100,6 +100,22 @@ bool extendedBackendPosition(const Module& module, const StringFact& s) {
   }
 }
 
+/// A returned "nccl" whose function also returns "hccl" (`if npu: return "hccl" elif cuda: return
+/// "nccl"`): a per-device choice that already serves the NPU, like a backend table beside hccl.
+bool returnedBesideHccl(const Module& module, const StringFact& s) {
+  if (s.context != StringContext::Return) return false;
+  const DefinitionFact* fn = nullptr;  // the innermost function around the string
+  for (const auto& d : module.definitions())
+    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= s.range.start_byte &&
+        s.range.end_byte <= d.range.end_byte && (!fn || d.range.start_byte > fn->range.start_byte))
+      fn = &d;
+  if (!fn) return false;
+  return std::any_of(module.strings().begin(), module.strings().end(), [&](const StringFact& o) {
+    return o.context == StringContext::Return && fn->range.start_byte <= o.range.start_byte &&
+           o.range.end_byte <= fn->range.end_byte && o.value == "hccl";
+  });
+}
+
 /// The edit renaming the first "nccl" inside the literal's content to "hccl" (as the rule's
 /// `rename` fix does); none for "NCCL".
 void renameEdit(const Module& module, const StringFact& s, Finding& f) {
@@ -120,7 +136,8 @@ void checkBackendStrings(const Module& module, const RuleTable& rules, FindingSi
   static const RE2 kNccl("(?i)nccl", plugin_support::bytePattern());  // the whole value
   for (const StringFact& s : module.strings()) {
     if (s.context == StringContext::Docstring || s.context == StringContext::Message) continue;
-    if (!RE2::FullMatch(s.value, kNccl) || dataRulePosition(s) || reachesDataRulePosition(module, s))
+    if (!RE2::FullMatch(s.value, kNccl) || dataRulePosition(s) || reachesDataRulePosition(module, s) ||
+        returnedBesideHccl(module, s))
       continue;
     const std::string written(module.text(s.range));
     if (extendedBackendPosition(module, s)) {

@@ -9,6 +9,7 @@
 #include "distributed_checks.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/shell_text.hpp"
 
 namespace distributed {
 namespace {
@@ -25,34 +26,6 @@ bool isScript(const FileEntry& file) {
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
   return name == "Dockerfile" || name.rfind("Dockerfile.", 0) == 0 || ends(".dockerfile") || ends(".zsh");
-}
-
-/// Length of the part of `line` before a comment: a '#' at the start or after white space,
-/// outside quotes.
-std::size_t codeLength(std::string_view line) {
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == '\\' && quote == '"') {
-        ++i;
-      } else if (c == quote) {
-        quote = 0;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
-      return i;
-    }
-  }
-  return line.size();
-}
-
-/// `echo ...`, `printf ...`: output text, not settings (also after `RUN` in a Dockerfile).
-bool isOutputCommand(std::string_view code) {
-  static const RE2 kOutput(R"(^[[:space:]]*(?:RUN[[:space:]]+)?(?:echo|printf)(?:[[:space:]]|$))",
-                           plugin_support::bytePattern());
-  return RE2::PartialMatch(code, kOutput);
 }
 
 /// The edits renaming every occurrence of `name` on the line (NCCL → HCCL inside the name).
@@ -78,8 +51,8 @@ void scanScript(const std::string& path, const std::string& text, const RuleTabl
     std::size_t end = text.find('\n', offset);
     if (end == std::string::npos) end = text.size();
     const std::string_view line = std::string_view(text).substr(offset, end - offset);
-    const std::string code(line.substr(0, codeLength(line)));
-    if (!isOutputCommand(code)) {
+    const std::string code(line.substr(0, plugin_support::shellCodeLength(line)));
+    if (!plugin_support::isShellOutputCommand(code)) {
       std::vector<std::string> seen;
       plugin_support::forEachMatch(kVariable, code, [&](const auto& groups) {
         const std::string name = plugin_support::str(groups[2]);

@@ -53,6 +53,32 @@ TEST(Inventory, HonoursGitignoreInsideARepository) {
   EXPECT_EQ(paths(whole), (std::vector<std::string>{".gitignore", "pkg/kept.py"}));
 }
 
+// git never ignores a tracked file: RWKV-LM commits requirements.txt beside `*.txt` in its
+// .gitignore, and a clone has it. Tracked files under an ignored directory are kept too; the
+// untracked files beside them stay ignored. The walk has several threads: all share the index.
+TEST(Inventory, KeepsTrackedFilesAnIgnorePatternMatches) {
+  TempDir dir;
+  const std::string git = "git -C " + test::quote(dir.path().string()) + " ";
+  ASSERT_EQ(test::run("git init -q " + test::quote(dir.path().string())).exit_code, 0);
+  writeFile(dir / ".gitignore", "*.txt\ndata/\n");
+  writeFile(dir / "train/requirements.txt", "deepspeed\n");
+  writeFile(dir / "train/notes.txt", "scratch\n");
+  writeFile(dir / "data/loader.py", "x = 1\n");
+  writeFile(dir / "data/cache.py", "x = 1\n");
+  ASSERT_EQ(test::run(git + "add -f train/requirements.txt data/loader.py .gitignore").exit_code, 0);
+  InventoryOptions opts;
+  opts.threads = 3;
+  std::vector<sdk::Diagnostic> diags;
+  auto ws = buildInventory(dir.path(), opts, diags);
+  EXPECT_EQ(paths(ws), (std::vector<std::string>{".gitignore", "data/loader.py", "train/requirements.txt"}));
+  auto sub = buildInventory(dir / "train", opts, diags);
+  EXPECT_EQ(paths(sub), (std::vector<std::string>{"requirements.txt"}));
+  std::vector<sdk::Diagnostic> tree_diags;
+  std::vector<std::string> tree;
+  for (const auto& e : listRepositoryTree(dir.path(), tree_diags)) tree.push_back(e.path);
+  EXPECT_EQ(tree, (std::vector<std::string>{".gitignore", "data/loader.py", "train/requirements.txt"}));
+}
+
 TEST(Inventory, SkipsBinaryOversizedAndEscapingFilesWithDiagnostics) {
   TempDir outside;
   writeFile(outside / "secret.py", "import torch\n");

@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 #include <tuple>
+#include <unordered_set>
 
 #include "acquire/git_session.hpp"
 #include "acquire/ignore_candidates.hpp"
@@ -27,12 +28,22 @@ namespace {
 
 constexpr std::size_t kBinaryProbeBytes = 8000;
 
+/// The paths a repository's index tracks below the walk's root (relative to it), and their
+/// directories: git never ignores a tracked file, whatever a .gitignore says (`*.txt` beside a
+/// committed requirements.txt).
+struct TrackedPaths {
+  std::unordered_set<std::string> files;
+  std::unordered_set<std::string> directories;
+};
+
 /// Answers "is this path ignored?" with libgit2. A directory that is not inside a repository
 /// gets a throw-away repository (in a temporary directory) whose work tree is set to it without
 /// writing anything there, so its .gitignore files still apply.
 class IgnoreRules {
  public:
-  explicit IgnoreRules(const fs::path& root) {
+  /// `tracked` from an IgnoreRules of the same root (threads share one); none: read the index.
+  explicit IgnoreRules(const fs::path& root, std::shared_ptr<const TrackedPaths> tracked = {})
+      : tracked_(std::move(tracked)) {
     git_repository* repo = nullptr;
     if (git_repository_open_ext(&repo, root.c_str(), 0, nullptr) == 0) {
       repo_.reset(repo);
@@ -44,6 +55,7 @@ class IgnoreRules {
       std::error_code ec;
       const fs::path rel = fs::relative(root, fs::canonical(wd, ec), ec);
       if (!ec && rel != ".") prefix_ = rel.generic_string() + "/";
+      if (!tracked_) tracked_ = readTracked(repo, prefix_);
       return;
     }
     char tmpl[] = "/tmp/migrate-ignore-XXXXXX";
@@ -63,10 +75,19 @@ class IgnoreRules {
   IgnoreRules(const IgnoreRules&) = delete;
   IgnoreRules& operator=(const IgnoreRules&) = delete;
 
+  /// Whether the ignore patterns match (tracked or not: see tracked()).
   bool ignored(const std::string& rel, bool is_dir) const {
     if (!repo_) return false;
     return ignoredInWorkdir(prefix_ + rel + (is_dir ? "/" : ""));
   }
+
+  /// Whether the index tracks the file, or a file below the directory.
+  bool tracked(const std::string& rel, bool is_dir) const {
+    return tracked_ && (is_dir ? tracked_->directories : tracked_->files).count(rel) != 0;
+  }
+
+  /// The tracked paths, for the walk's other threads.
+  std::shared_ptr<const TrackedPaths> tracked() const { return tracked_; }
 
   /// The candidates of every ignore source that applies above the walk's root: the global
   /// excludes (core.excludesFile, and both places of the XDG default), info/exclude (of the
@@ -132,6 +153,23 @@ class IgnoreRules {
   }
 
  private:
+  static std::shared_ptr<const TrackedPaths> readTracked(git_repository* repo, const std::string& prefix) {
+    git_index* raw = nullptr;
+    if (git_repository_index(&raw, repo) != 0) return {};
+    const std::unique_ptr<git_index, decltype(&git_index_free)> index(raw, git_index_free);
+    auto tracked = std::make_shared<TrackedPaths>();
+    for (std::size_t i = 0, n = git_index_entrycount(raw); i < n; ++i) {
+      std::string_view path = git_index_get_byindex(raw, i)->path;
+      if (path.substr(0, prefix.size()) != prefix) continue;
+      path.remove_prefix(prefix.size());
+      for (std::size_t slash = path.find('/'); slash != std::string_view::npos;
+           slash = path.find('/', slash + 1))
+        tracked->directories.emplace(path.substr(0, slash));
+      tracked->files.emplace(path);
+    }
+    return tracked;
+  }
+
   bool ignoredInWorkdir(const std::string& path) const {
     int result = 0;
     if (git_ignore_path_is_ignored(&result, repo_.get(), path.c_str()) != 0) return false;
@@ -142,6 +180,7 @@ class IgnoreRules {
   git::Repository repo_;
   std::string prefix_;
   fs::path temp_;
+  std::shared_ptr<const TrackedPaths> tracked_;
 };
 
 /// A directory opened for openat/fstatat: a file is then found by its name, not its whole path
@@ -291,6 +330,7 @@ namespace {
 struct PendingDirectory {
   fs::path path;
   std::shared_ptr<const IgnoreCandidates> candidates;
+  bool ignored = false;  ///< an ignored directory, listed for the tracked files below it only
 };
 
 /// The directories still to list, shared by the inventory's threads: a thread takes one, lists
@@ -378,13 +418,18 @@ void walk(const fs::path& root, const InventoryOptions& options, const IgnoreRul
       }
       if (it->is_directory(ec)) {
         if (dirExcluded(rel, options)) continue;
-        if (candidates->mayMatch(p.filename().native(), parent, true) && ignore.ignored(rel, true)) continue;
-        queue.push({p, candidates});
+        const bool ignored = next->ignored || (candidates->mayMatch(p.filename().native(), parent, true) &&
+                                               ignore.ignored(rel, true));
+        if (ignored && !ignore.tracked(rel, true)) continue;
+        queue.push({p, candidates, ignored});
         continue;
       }
       if (!it->is_regular_file(ec)) continue;
       if (!selected(rel, options)) continue;
-      if (candidates->mayMatch(p.filename().native(), parent) && ignore.ignored(rel, false)) continue;
+      if ((next->ignored ||
+           (candidates->mayMatch(p.filename().native(), parent) && ignore.ignored(rel, false))) &&
+          !ignore.tracked(rel, false))
+        continue;
       char buf[kBinaryProbeBytes];
       const FileHead file = probe(handle, p, buf);
       if (!file.size) {
@@ -431,7 +476,7 @@ Workspace buildInventory(const fs::path& root, const InventoryOptions& options,
   auto run = [&](unsigned t) {
     try {
       if (t == 0) return walk(root, options, first, queue, results[t]);
-      const IgnoreRules own(root);
+      const IgnoreRules own(root, first.tracked());
       walk(root, options, own, queue, results[t]);
     } catch (...) {  // rethrown below, on the caller's thread, as before the walk had threads
       failures[t] = std::current_exception();
@@ -461,10 +506,16 @@ Workspace buildInventory(const fs::path& root, const InventoryOptions& options,
 std::vector<TreeEntry> listRepositoryTree(const fs::path& root, std::vector<sdk::Diagnostic>& diagnostics) {
   IgnoreRules ignore(root);
   std::vector<TreeEntry> entries;
-  std::vector<fs::path> pending{root};
+  std::vector<std::pair<fs::path, bool>> pending{{root, false}};  // a directory, and whether it is ignored
   while (!pending.empty()) {
-    const fs::path dir = pending.back();
+    const auto [dir, dir_ignored] = pending.back();
     pending.pop_back();
+    // Ignored by a pattern and not tracked (git keeps tracked files whatever .gitignore says).
+    auto skipped = [&](const std::string& rel, bool is_dir, bool& matched) {
+      matched = dir_ignored || ignore.ignored(rel, is_dir);
+      return matched && !ignore.tracked(rel, is_dir);
+    };
+    bool matched = false;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
       const fs::path& p = it->path();
@@ -479,14 +530,14 @@ std::vector<TreeEntry> listRepositoryTree(const fs::path& root, std::vector<sdk:
                                  "symbolic link points outside the repository; not copied"});
           continue;
         }
-        if (!ignore.ignored(rel, false)) entries.push_back({rel, fs::read_symlink(p, ec).string()});
+        if (!skipped(rel, false, matched)) entries.push_back({rel, fs::read_symlink(p, ec).string()});
         continue;
       }
       if (fs::is_directory(status)) {
-        if (!ignore.ignored(rel, true)) pending.push_back(p);
+        if (!skipped(rel, true, matched)) pending.emplace_back(p, matched);
         continue;
       }
-      if (fs::is_regular_file(status) && !ignore.ignored(rel, false)) entries.push_back({rel, {}});
+      if (fs::is_regular_file(status) && !skipped(rel, false, matched)) entries.push_back({rel, {}});
     }
     if (ec)
       diagnostics.push_back({sdk::Severity::Warning, "unreadable", fs::relative(dir, root).generic_string(),

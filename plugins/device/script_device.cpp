@@ -1,0 +1,114 @@
+// The device layer in shell launch scripts (*.sh, *.bash): CUDA runtime variables set or read
+// there (DEV-037, DEV-038, DEV-039, DEV-053, the rules that report them in Python strings; the
+// first three renamed to the NPU runtime's names, as their rules' fixes do in Python), and
+// torch.cuda queries of inline Python (`GPUS=$(python -c 'import torch;
+// print(torch.cuda.device_count())')`, DEV-001). Comments and echo/printf lines are prose.
+
+#include "script_device.hpp"
+
+#include <cctype>
+#include <set>
+#include <string>
+
+#include "migrate/sdk/text_position.hpp"
+#include "plugin_support/byte_regex.hpp"
+#include "plugin_support/shell_text.hpp"
+
+namespace device {
+namespace {
+
+using namespace migrate::sdk;
+
+/// The rule of a CUDA runtime variable the NPU runtime ignores, or nullptr.
+const RuleInfo* variableRule(std::string_view name, const ScriptRules& rules) {
+  static const RE2 kRuntime(
+      R"(CUBLAS(LT)?_[A-Z0-9_]+|CUDNN_[A-Z0-9_]+|NVIDIA_TF32_OVERRIDE|CUDA_(MODULE_LOADING|DEVICE_MAX_CONNECTIONS|DEVICE_ORDER|CACHE_[A-Z_]+|FORCE_PTX_JIT|DISABLE_PTX_JIT|AUTO_BOOST|SCALE_LAUNCH_QUEUES|MPS_[A-Z_]+))",
+      plugin_support::bytePattern());
+  if (name == "CUDA_VISIBLE_DEVICES") return rules.visible_devices;
+  if (name == "PYTORCH_CUDA_ALLOC_CONF") return rules.alloc_conf;
+  if (name == "CUDA_LAUNCH_BLOCKING") return rules.launch_blocking;
+  if (RE2::FullMatch(re2::StringPiece(name.data(), name.size()), kRuntime)) return rules.runtime_variable;
+  return nullptr;
+}
+
+/// The NPU runtime's name for a CUDA variable that has one (the renames of DEV-037 … 039), or "".
+std::string npuName(std::string_view name) {
+  if (name == "CUDA_VISIBLE_DEVICES") return "ASCEND_RT_VISIBLE_DEVICES";
+  if (name == "PYTORCH_CUDA_ALLOC_CONF") return "PYTORCH_NPU_ALLOC_CONF";
+  if (name == "CUDA_LAUNCH_BLOCKING") return "ASCEND_LAUNCH_BLOCKING";
+  return {};
+}
+
+void scanScript(const std::string& path, const std::string& text, const ScriptRules& rules,
+                FindingSink& sink) {
+  // A setting (`export NAME=…`, `NAME=… command`) or an expansion (`$NAME`, `${NAME}`).
+  static const RE2 kVariable(R"((?:^|[\s;&|(])(?:export\s+)?([A-Z][A-Z0-9_]*)=|\$\{?([A-Z][A-Z0-9_]*))",
+                             plugin_support::bytePattern());
+  static const RE2 kInlinePython(R"(\bpython[0-9.]*\s+-c\s)", plugin_support::bytePattern());
+  // DEV-001's queries: the count and availability checks launch scripts size their runs with.
+  static const RE2 kCudaQuery(
+      R"(\btorch\.cuda\.(device_count|is_available|current_device|get_device_name|get_device_properties)\b)",
+      plugin_support::bytePattern());
+  const LineIndex index(text);
+  std::size_t offset = 0;
+  while (offset <= text.size()) {
+    std::size_t end = text.find('\n', offset);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line = std::string_view(text).substr(offset, end - offset);
+    const std::string code(line.substr(0, plugin_support::shellCodeLength(line)));
+    auto rangeOf = [&](const re2::StringPiece& m) {
+      const auto start =
+          static_cast<std::uint32_t>(offset + static_cast<std::size_t>(m.data() - code.data()));
+      return index.range(start, start + static_cast<std::uint32_t>(m.size()));
+    };
+    if (!plugin_support::isShellOutputCommand(code)) {
+      std::set<std::string> seen;
+      plugin_support::forEachMatch(kVariable, code, [&](const auto& g) {
+        const re2::StringPiece m = g[1].empty() ? g[2] : g[1];
+        const std::string name = plugin_support::str(m);
+        const RuleInfo* rule = variableRule(name, rules);
+        if (rule == nullptr || !seen.insert(name).second) return;
+        Finding f = findingFrom(*rule, path, rangeOf(m), name, {}, {{"value", name}});
+        f.details = {{"variable", name}, {"file_kind", "script"}};
+        if (const std::string npu = npuName(name); !npu.empty())  // every use of the name on the line
+          for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
+            const std::size_t stop = at + name.size();
+            auto word = [&](std::size_t i) {
+              return std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_';
+            };
+            if ((at > 0 && word(at - 1)) || (stop < code.size() && word(stop))) continue;
+            const auto b = static_cast<std::uint32_t>(offset + at);
+            f.edits.push_back({b, b + static_cast<std::uint32_t>(name.size()), npu});
+          }
+        sink.report(std::move(f));
+      });
+      if (rules.cuda_query != nullptr && RE2::PartialMatch(code, kInlinePython))
+        plugin_support::forEachMatch(kCudaQuery, code, [&](const auto& g) {
+          const std::string api = plugin_support::str(g[0]);
+          const std::string npu = "torch.npu." + plugin_support::str(g[1]);
+          Finding f =
+              findingFrom(*rules.cuda_query, path, rangeOf(g[0]), api, {}, {{"npu", npu}, {"note", ""}});
+          f.details = {{"file_kind", "script"}, {"context", "python -c"}};
+          sink.report(std::move(f));
+        });
+    }
+    if (end == text.size()) break;
+    offset = end + 1;
+  }
+}
+
+}  // namespace
+
+void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, FindingSink& sink) {
+  for (const FileEntry& file : workspace.files()) {
+    if (file.language != Language::Shell) continue;
+    const auto text = workspace.read(file.path);
+    if (!text || (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
+                  text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
+                  text->find("torch.cuda.") == std::string::npos))
+      continue;
+    scanScript(file.path, *text, rules, sink);
+  }
+}
+
+}  // namespace device

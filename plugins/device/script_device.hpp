@@ -1,0 +1,22 @@
+#pragma once
+/// The device layer in shell launch scripts: CUDA runtime variables and inline-Python torch.cuda
+/// queries (see script_device.cpp).
+
+#include "migrate/sdk/finding.hpp"
+#include "migrate/sdk/workspace.hpp"
+
+namespace device {
+
+/// The rules the script pass reports; a null rule is not checked.
+struct ScriptRules {
+  const migrate::sdk::RuleInfo* visible_devices = nullptr;   ///< DEV-037
+  const migrate::sdk::RuleInfo* alloc_conf = nullptr;        ///< DEV-038
+  const migrate::sdk::RuleInfo* launch_blocking = nullptr;   ///< DEV-039
+  const migrate::sdk::RuleInfo* runtime_variable = nullptr;  ///< DEV-053
+  const migrate::sdk::RuleInfo* cuda_query = nullptr;        ///< DEV-001
+};
+
+void checkScripts(const migrate::sdk::WorkspaceView& workspace, const ScriptRules& rules,
+                  migrate::sdk::FindingSink& sink);
+
+}  // namespace device

@@ -1,0 +1,39 @@
+#pragma once
+/// Lines of shell scripts (and Dockerfile RUN steps) as the plugins that read launch scripts see
+/// them: the code before a comment, and whether the line only prints text.
+
+#include <string_view>
+
+#include "plugin_support/byte_regex.hpp"
+
+namespace plugin_support {
+
+/// Length of the part of `line` before a comment: a '#' at the start or after white space,
+/// outside quotes.
+inline std::size_t shellCodeLength(std::string_view line) {
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == '\\' && quote == '"') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+      return i;
+    }
+  }
+  return line.size();
+}
+
+/// `echo ...`, `printf ...` (also after `RUN` in a Dockerfile): output text, not settings.
+inline bool isShellOutputCommand(std::string_view code) {
+  static const RE2 kOutput(R"(^[[:space:]]*(?:RUN[[:space:]]+)?(?:echo|printf)(?:[[:space:]]|$))",
+                           bytePattern());
+  return RE2::PartialMatch(re2::StringPiece(code.data(), code.size()), kOutput);
+}
+
+}  // namespace plugin_support
