@@ -6,12 +6,11 @@
 #include <regex>
 #include <set>
 
+#include "support/chromium.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate::test {
 namespace {
-
-const fs::path kChromium = "/usr/bin/chromium";
 
 void commitRepo(const fs::path& repo, const std::string& code, const std::string& message) {
   writeFile(repo / "model.py", code);
@@ -20,26 +19,6 @@ void commitRepo(const fs::path& repo, const std::string& code, const std::string
     ASSERT_EQ(run(git + "init -q -b main").exit_code, 0);
   }
   ASSERT_EQ(run(git + "add -A && " + git + "commit -q -m " + quote(message)).exit_code, 0);
-}
-
-/// What Chromium rendered of `url` (the DOM after the page's script ran) and what it logged.
-struct Rendered {
-  std::string dom;
-  std::string log;
-};
-
-Rendered render(const TempDir& dir, const std::string& url) {
-  const std::string profile = (dir.path() / "chromium-profile").string();
-  const std::string flags =
-      " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-      " --disable-component-update --disable-sync --user-data-dir=" +
-      quote(profile) + " --enable-logging=stderr --v=0 --virtual-time-budget=3000";
-  Rendered r;
-  r.dom = run(quote(kChromium.string()) + flags + " --dump-dom " + quote(url) + " 2>" +
-              quote((dir.path() / "chromium.log").string()))
-              .output;
-  r.log = readFile(dir.path() / "chromium.log");
-  return r;
 }
 
 std::vector<std::string> all(const std::string& text, const std::regex& re) {
@@ -71,7 +50,8 @@ TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
   ASSERT_EQ(run(night).exit_code, 6);
   ASSERT_TRUE(fs::exists(out / "index.html"));  // written after every night
 
-  const Rendered page = render(dir, "file://" + (out / "index.html").string() + "#sort=remaining-desc");
+  const Rendered page =
+      renderInChromium(dir, "file://" + (out / "index.html").string() + "#sort=remaining-desc");
   EXPECT_EQ(page.log.find("CONSOLE"), std::string::npos) << page.log;  // the page logs nothing, no error
   ASSERT_NE(page.dom.find("<h1>Fleet night 2"), std::string::npos) << page.dom.substr(0, 2000);
 
@@ -104,7 +84,7 @@ TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
   EXPECT_TRUE(kinds.count(".md") && kinds.count(".patch") && kinds.count(".sarif")) << page.dom;
 
   // Sorting by name from the URL as well.
-  const Rendered by_name = render(dir, "file://" + (out / "index.html").string() + "#sort=name");
+  const Rendered by_name = renderInChromium(dir, "file://" + (out / "index.html").string() + "#sort=name");
   EXPECT_EQ(all(by_name.dom, std::regex("<tr data-repo=\"([^\"]+)\">")),
             (std::vector<std::string>{"broken", "large", "small"}));
 }
@@ -117,13 +97,14 @@ TEST(FleetDashboard, AnEmptyOrDamagedStoreGivesAPageThatSaysSo) {
   fs::create_directories(out);
   CommandResult r = run(quote(cli().string()) + " fleet dashboard " + quote(out.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(render(dir, "file://" + (out / "index.html").string()).dom.find("no night has run here yet"),
-            std::string::npos);
+  EXPECT_NE(
+      renderInChromium(dir, "file://" + (out / "index.html").string()).dom.find("no night has run here yet"),
+      std::string::npos);
   writeFile(out / "fleet.db", "this is not a database, only some text that is long enough..........");
   r = run(quote(cli().string()) + " fleet dashboard " + quote(out.string()));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("is not a fleet store"), std::string::npos) << r.output;
-  const Rendered page = render(dir, "file://" + (out / "index.html").string());
+  const Rendered page = renderInChromium(dir, "file://" + (out / "index.html").string());
   EXPECT_NE(page.dom.find("The fleet store cannot be read"), std::string::npos) << page.dom;
   EXPECT_EQ(page.log.find("CONSOLE"), std::string::npos) << page.log;
 }

@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "migrate/engine/model.hpp"
+
+#include "support/chromium.hpp"
 #include "support/local_sshd.hpp"
 #include "support/test_support.hpp"
 
@@ -239,6 +242,86 @@ TEST_F(VerifyOutcomes, OverSshTheOutcomesAndTheAttributionAreTheSame) {
   const json activated = check("function", "test:tests/test_shop.py::test_activate");
   EXPECT_EQ(activated["outcome"], "introduced");
   EXPECT_EQ(activated["broken_by"], json::array({"ACME-001 at shop/core.py:5"})) << activated.dump(1);
+}
+
+// verify_junit.xml, read by Python's XML parser as a CI system would: only the migration's
+// failure fails; what the host lacks and what already failed are skipped with their reason.
+TEST_F(VerifyOutcomes, TheJunitReportFailsOnlyWhatTheMigrationBroke) {
+  ASSERT_EQ(result_->exit_code, 0) << result_->output;
+  const auto r =
+      run("python3 -c " +
+          quote("import sys, xml.etree.ElementTree as E\n"
+                "root = E.parse(sys.argv[1]).getroot()\n"
+                "print(root.tag, root.get('failures'), root.get('errors'))\n"
+                "for case in root.iter('testcase'):\n"
+                "    if case.get('name').startswith('test:'):\n"
+                "        kids = [(k.tag, (k.get('message') or '')[:14], 'ACME-001' in (k.text or '')) "
+                "for k in case]\n"
+                "        print(case.get('classname'), case.get('name'), kids)\n") +
+          " " + quote((out() / "verify_junit.xml").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("testsuites 1 0\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("function test:tests/test_shop.py::test_add []"), std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find("function test:tests/test_shop.py::test_activate [('failure', 'introduced: fa', True)]"),
+      std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("test:tests/test_shop.py::test_known_bug [('skipped', 'pre-existing (', False)]"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("test:tests/test_shop.py::test_tracking [('skipped', 'environment: m', False)]"),
+            std::string::npos)
+      << r.output;
+}
+
+// A fleet night over the same repository and pipeline: the store keeps the checks per outcome
+// and, per rule, the checks its edits broke; the dashboard (in Chromium) shows both.
+TEST_F(VerifyOutcomes, TheFleetKeepsTheOutcomesAndTheRulesWhoseEditsBrokeChecks) {
+  ASSERT_TRUE(fs::exists(test::kChromium))
+      << "Debian's chromium is missing: scripts/setup.sh --with-tests installs it";
+  const fs::path dir = dir_->path();
+  writeFile(dir / "fleet.yaml",
+            "format: 1\npipeline: pipeline.yaml\nrepos:\n  - {name: shop, source: repo}\n");
+  const fs::path fleet = dir / "fleet";
+  const auto night = run(quote(test::cli().string()) + " fleet run " + quote((dir / "fleet.yaml").string()) +
+                         " --output " + quote(fleet.string()) + " -q");
+  const fs::path db = fleet / "fleet.db";
+  ASSERT_TRUE(fs::exists(db)) << night.output;
+  auto sql = [&](const std::string& query) {
+    return run("python3 -c " +
+               quote("import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+                     "print('\\n'.join('|'.join(map(str, r)) for r in c.execute(sys.argv[2])))") +
+               " " + quote(db.string()) + " " + quote(query))
+        .output;
+  };
+  // The same counts as the run above wrote to its verify.json (same repository, pipeline, host).
+  std::string expected, shown;
+  for (const char* outcome : kCheckOutcomes)
+    if (const json n = verifyJson()["outcomes"].value(outcome, json(0)); n.get<int>() > 0) {
+      expected += std::string(outcome) + "|" + std::to_string(n.get<int>()) + "\n";
+      shown += (shown.empty() ? "" : ", ") + std::to_string(n.get<int>()) + " " + outcome;
+    }
+  ASSERT_NE(expected.find("introduced|1\n"), std::string::npos) << expected;
+  EXPECT_NE(expected.find("environment|"), std::string::npos) << expected;
+  EXPECT_EQ(sql("SELECT outcome, checks FROM check_outcomes ORDER BY CASE outcome WHEN 'passed' THEN 0 "
+                "WHEN 'introduced' THEN 1 WHEN 'pre-existing' THEN 2 WHEN 'environment' THEN 3 WHEN 'fixed' "
+                "THEN 4 WHEN 'skipped' THEN 5 ELSE 6 END"),
+            expected)
+      << night.output;
+  EXPECT_EQ(sql("SELECT repo, rule, checks FROM broken_rules"), "shop|ACME-001|1\n") << night.output;
+  EXPECT_EQ(sql("SELECT checks_failed FROM runs"), "1\n");
+
+  const test::Rendered page = test::renderInChromium(*dir_, "file://" + (fleet / "index.html").string());
+  EXPECT_EQ(page.log.find("CONSOLE"), std::string::npos) << page.log;
+  EXPECT_NE(
+      page.dom.find("<div class=\"value\">1</div><div class=\"muted\">checks the migration broke</div>"),
+      std::string::npos)
+      << page.dom.substr(0, 3000);
+  EXPECT_NE(page.dom.find("<tr data-rule=\"ACME-001\"><td><code>ACME-001</code></td><td class=\"num\">1</td>"
+                          "<td class=\"num\">1</td><td>shop</td></tr>"),
+            std::string::npos)
+      << page.dom;
+  EXPECT_NE(page.dom.find(">" + shown + "</td>"), std::string::npos) << shown << "\n" << page.dom;
 }
 
 }  // namespace

@@ -72,6 +72,8 @@ RepoRun makeRun(const std::string& name, const std::string& status = "succeeded"
   r.stages = {
       {"parse", "completed", "", 1.5}, {"analyze", "completed", "", 3.0}, {"emit", "failed", "disk", 0.5}};
   r.counts = {{"cuda.device", "device", "error", 12, 4}, {"cuda.stream", "attention", "warning", 3, 0}};
+  r.outcomes = {{"passed", 7}, {"introduced", 1}, {"environment", 3}, {"skipped", 2}};
+  r.broken_rules = {{"DEV-001", 1}};
   return r;
 }
 
@@ -113,6 +115,8 @@ void expectSameRun(const RepoRun& a, const RepoRun& b) {
     EXPECT_EQ(a.counts[i].total, b.counts[i].total);
     EXPECT_EQ(a.counts[i].fixed, b.counts[i].fixed);
   }
+  EXPECT_EQ(a.outcomes, b.outcomes);
+  EXPECT_EQ(a.broken_rules, b.broken_rules);
 }
 
 std::vector<std::string> names(const std::vector<RepoRun>& runs) {
@@ -150,7 +154,48 @@ TEST(FleetStore, CreatesAndReopensWithRowsIntact) {
   expectSameRun(runs->front(), run);
   EXPECT_FALSE(runs->front().exit_code.has_value());
   EXPECT_EQ(queryOne(file, "SELECT exit_code IS NULL FROM runs"), "1");
-  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(queryOne(file, "SELECT checks FROM check_outcomes WHERE outcome = 'introduced'"), "1");
+  EXPECT_EQ(queryOne(file, "SELECT rule || ':' || checks FROM broken_rules"), "DEV-001:1");
+}
+
+// A store written by the previous release (schema version 1: the tables of version 2 without
+// check_outcomes and broken_rules) is migrated when opened: its rows stay, the new tables are
+// there, a new row records its outcomes, and a second open leaves it alone.
+TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
+  TempDir dir;
+  const auto file = dir / "fleet.db";
+  RepoRun old = makeRun("alpha");
+  old.outcomes.clear();
+  old.broken_rules.clear();
+  std::int64_t id = 0;
+  {
+    Store store = openStore(file);
+    id = begin(store, "2026-11-26").id;
+    ASSERT_TRUE(store.recordRun(id, old).ok());
+  }
+  queryOne(file, "DROP TABLE check_outcomes");
+  queryOne(file, "DROP TABLE broken_rules");
+  queryOne(file, "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  ASSERT_EQ(queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name = 'broken_rules'"), "0");
+
+  Store store = openStore(file);
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(
+      queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name IN ('check_outcomes', 'broken_rules')"),
+      "2");
+  auto runs = store.runs(id);
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 1u);
+  expectSameRun(runs->front(), old);
+  const RepoRun fresh = makeRun("beta");
+  ASSERT_TRUE(store.recordRun(id, fresh).ok());
+  auto again = Store::open(file);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  auto both = again->runs(id);
+  ASSERT_TRUE(both.ok());
+  ASSERT_EQ(both->size(), 2u);
+  expectSameRun(both->at(1), fresh);
 }
 
 TEST(FleetStore, UsesWalModeAndForeignKeys) {
@@ -175,7 +220,7 @@ TEST(FleetStore, RefusesNewerSchemaVersion) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().message,
             file.string() +
-                ": store schema version 7 is newer than this migrate-pipeline reads (1); use a newer "
+                ": store schema version 7 is newer than this migrate-pipeline reads (2); use a newer "
                 "migrate-pipeline or another --output directory");
 }
 

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "emit/template_store.hpp"
 #include "fleet/trend_chart.hpp"
+#include "migrate/engine/model.hpp"
 #include "outputs/json_output.hpp"
+#include "outputs/markup_text.hpp"
 
 namespace migrate::fleet {
 namespace fs = std::filesystem;
@@ -48,13 +51,15 @@ void addLinks(sdk::TemplateData& row, const fs::path& dir, const std::string& ou
     if (fs::is_regular_file(out / file, ec)) links.emplace_back(text, output_dir + "/" + file);
   for (std::size_t i = 0; i < links.size(); ++i) {
     sdk::TemplateData& link = row.addItem("links");
-    link.set("text", links[i].first).set("href", escapeHtml(links[i].second));
+    link.set("text", links[i].first).set("href", outputs::escapeMarkup(links[i].second));
     link.setFlag("last", i + 1 == links.size());
   }
 }
 
 sdk::TemplateData& card(sdk::TemplateData& data, const std::string& value, const std::string& label) {
-  return data.addItem("cards").set("value", escapeHtml(value)).set("label", escapeHtml(label));
+  return data.addItem("cards")
+      .set("value", outputs::escapeMarkup(value))
+      .set("label", outputs::escapeMarkup(label));
 }
 
 void addCharts(sdk::TemplateData& data, const std::vector<NightSummary>& history) {
@@ -84,11 +89,57 @@ void addCharts(sdk::TemplateData& data, const std::vector<NightSummary>& history
                              trendChartSvg("Effort remaining", "person-days", labels, {effort}, false));
 }
 
+/// "49 passed, 2 introduced, 5 environment": the outcomes that occur, in kCheckOutcomes order;
+/// a store row without outcomes (verification not run, or written before them) shows its status.
+std::string verification(const RepoRun& r) {
+  if (r.outcomes.empty()) return r.verify_status.empty() ? "" : r.verify_status;
+  std::string out;
+  for (const char* outcome : kCheckOutcomes)
+    if (const auto it = r.outcomes.find(outcome); it != r.outcomes.end())
+      out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + outcome;
+  return out;
+}
+
+/// The rules whose edits broke checks, by repositories affected, then checks: what to repair first.
+void addBrokenRules(sdk::TemplateData& data, const std::vector<RepoRun>& runs) {
+  struct Broken {
+    std::int64_t repos = 0;
+    std::int64_t checks = 0;
+    std::vector<std::string> names;
+  };
+  std::map<std::string, Broken> by_rule;
+  bool verified = false;
+  for (const RepoRun& r : runs) {
+    verified = verified || !r.outcomes.empty();
+    for (const auto& [rule, checks] : r.broken_rules) {
+      Broken& b = by_rule[rule];
+      ++b.repos;
+      b.checks += checks;
+      b.names.push_back(r.name);
+    }
+  }
+  std::vector<std::pair<std::string, Broken>> sorted(by_rule.begin(), by_rule.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return std::tie(b.second.repos, b.second.checks) < std::tie(a.second.repos, a.second.checks);
+  });
+  for (const auto& [rule, b] : sorted) {
+    std::string names;
+    for (const std::string& n : b.names) names += (names.empty() ? "" : ", ") + n;
+    data.addItem("broken_rules")
+        .set("rule", outputs::escapeMarkup(rule))
+        .set("repos", std::to_string(b.repos))
+        .set("checks", std::to_string(b.checks))
+        .set("names", outputs::escapeMarkup(names));
+  }
+  data.setFlag("verified", verified);
+  data.setFlag("has_broken_rules", !sorted.empty());
+}
+
 void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::vector<RepoRun>& runs) {
   const std::vector<std::pair<std::string, std::string>> columns{
-      {"name", "Repository"},         {"status", "Status"},     {"commit", "Commit"},
-      {"remaining", "Findings left"}, {"domains", "By domain"}, {"effort", "Effort (person-days)"},
-      {"verdict", "Verdict"},         {"duration", "Duration"}};
+      {"name", "Repository"},         {"status", "Status"},       {"commit", "Commit"},
+      {"remaining", "Findings left"}, {"domains", "By domain"},   {"effort", "Effort (person-days)"},
+      {"verdict", "Verdict"},         {"verification", "Checks"}, {"duration", "Duration"}};
   for (const auto& [key, title] : columns) {
     sdk::TemplateData& c = data.addItem("columns");
     c.set("key", key).set("title", title);
@@ -101,15 +152,15 @@ void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::ve
   });
   std::size_t failures = 0;
   for (const RepoRun* r : sorted) {
-    const std::string name = escapeHtml(r->name);
+    const std::string name = outputs::escapeMarkup(r->name);
     if (failure(r->status)) {
       ++failures;
       sdk::TemplateData& f = data.addItem("failures");
-      f.set("name", name).set("status", r->status).set("reason", escapeHtml(r->reason));
+      f.set("name", name).set("status", r->status).set("reason", outputs::escapeMarkup(r->reason));
       const fs::path log = dir / r->output_dir / "fleet-child.log";
       std::error_code ec;
       if (!r->output_dir.empty() && fs::is_regular_file(log, ec))
-        f.set("log", escapeHtml(r->output_dir + "/fleet-child.log"));
+        f.set("log", outputs::escapeMarkup(r->output_dir + "/fleet-child.log"));
     }
     std::map<std::string, std::int64_t> domains;
     for (const FindingCount& c : r->counts) domains[c.domain] += c.total - c.fixed;
@@ -120,12 +171,15 @@ void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::ve
     row.set("name", name)
         .set("status", r->status)
         .set("status_rank", std::to_string(statusRank(r->status)))
-        .set("commit", escapeHtml(r->commit))
-        .set("commit_short", escapeHtml(r->commit.substr(0, r->commit.rfind("tree:", 0) == 0 ? 17 : 12)))
+        .set("commit", outputs::escapeMarkup(r->commit))
+        .set("commit_short",
+             outputs::escapeMarkup(r->commit.substr(0, r->commit.rfind("tree:", 0) == 0 ? 17 : 12)))
         .set("remaining", std::to_string(r->findings - r->findings_fixed))
-        .set("domains_text", escapeHtml(by_domain))
+        .set("domains_text", outputs::escapeMarkup(by_domain))
         .set("effort", decimals(r->effort_days, 2))
-        .set("verdict", escapeHtml(r->verdict))
+        .set("verdict", outputs::escapeMarkup(r->verdict))
+        .set("verification", outputs::escapeMarkup(verification(*r)))
+        .set("introduced", std::to_string(r->outcomes.count("introduced") ? r->outcomes.at("introduced") : 0))
         .set("duration", decimals(r->duration_s, 1));
     addLinks(row, dir, r->output_dir);
   }
@@ -155,11 +209,11 @@ Status writeDashboard(const Store& store, const fs::path& dir) {
     if (!rows) return rows.error();
     runs = std::move(rows.value());
     data.set("night_id", std::to_string(n.id))
-        .set("night_label", escapeHtml(n.label))
+        .set("night_label", outputs::escapeMarkup(n.label))
         .set("night_state", n.state)
-        .set("night_started", escapeHtml(n.started_at))
-        .set("night_finished", escapeHtml(n.finished_at))
-        .set("night_shard", escapeHtml(n.shard));
+        .set("night_started", outputs::escapeMarkup(n.started_at))
+        .set("night_finished", outputs::escapeMarkup(n.finished_at))
+        .set("night_shard", outputs::escapeMarkup(n.shard));
   } else {
     data.set("night_id", "none").set("night_label", "no night yet").set("night_state", "empty");
   }
@@ -184,15 +238,23 @@ Status writeDashboard(const Store& store, const fs::path& dir) {
     for (const char* status : {"succeeded", "cached", "failed", "timed_out", "out_of_memory"})
       if (by_status.count(status)) card(data, std::to_string(by_status[status]), status);
     card(data, std::to_string(findings_left), "findings remaining");
+    std::int64_t introduced = 0;
+    bool verified = false;
+    for (const RepoRun& r : runs) {
+      verified = verified || !r.outcomes.empty();
+      if (const auto it = r.outcomes.find("introduced"); it != r.outcomes.end()) introduced += it->second;
+    }
+    if (verified) card(data, std::to_string(introduced), "checks the migration broke");
     card(data, decimals(effort, 1), "person-days remaining");
     std::size_t i = 0;
     for (const auto& [verdict, count] : verdicts) {
       sdk::TemplateData& v = data.addItem("verdicts");
-      v.set("name", escapeHtml(verdict)).set("count", std::to_string(count));
+      v.set("name", outputs::escapeMarkup(verdict)).set("count", std::to_string(count));
       v.setFlag("last", ++i == verdicts.size());
     }
     addCharts(data, history.value());
     addRepositories(data, dir, runs);
+    addBrokenRules(data, runs);
   }
   return render(data, dir);
 }
@@ -201,7 +263,7 @@ Status writeDashboardProblem(const fs::path& dir, const std::string& problem) {
   sdk::TemplateData data;
   data.set("night_id", "none").set("night_label", "store unreadable").set("night_state", "unknown");
   data.set("night_count", "0");
-  data.set("empty_reason", escapeHtml("The fleet store cannot be read: " + problem));
+  data.set("empty_reason", outputs::escapeMarkup("The fleet store cannot be read: " + problem));
   return render(data, dir);
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -99,8 +100,8 @@ Result<std::optional<Night>> queryOneNight(sqlite3* db, const fs::path& file, co
   return std::optional<Night>(std::move(found->front()));
 }
 
-/// Reads the stages and finding counts of `runs` (rows of `night`; all its rows, or the one
-/// of `repo` when given).
+/// Reads the stages, finding counts, verification outcomes and broken rules of `runs` (rows of `night`; all
+/// its rows, or the one of `repo` when given).
 Status loadDetails(sqlite3* db, const fs::path& file, std::int64_t night, const std::string* repo,
                    std::vector<RepoRun>& runs) {
   std::unordered_map<std::string, RepoRun*> by_name;
@@ -131,6 +132,19 @@ Status loadDetails(sqlite3* db, const fs::path& file, std::int64_t night, const 
         FindingCount{counts.text(1), counts.text(2), counts.text(3), counts.integer(4), counts.integer(5)});
   }
   if (!counts.ok()) return sqlError(file, what, counts.error());
+
+  // Verification outcomes and the rules whose edits broke checks: (repo, key, checks) rows.
+  for (const auto& [table, key, member] : {std::tuple{"check_outcomes", "outcome", &RepoRun::outcomes},
+                                           std::tuple{"broken_rules", "rule", &RepoRun::broken_rules}}) {
+    Statement rows(db, std::string("SELECT repo, ") + key + ", checks FROM " + table +
+                           " WHERE night_id = ?1 AND (?2 IS NULL OR repo = ?2)");
+    rows.bindInt(1, night);
+    if (repo != nullptr) rows.bindText(2, *repo);
+    while (rows.next())
+      if (auto it = by_name.find(rows.text(0)); it != by_name.end())
+        (it->second->*member)[rows.text(1)] = rows.integer(2);
+    if (!rows.ok()) return sqlError(file, what, rows.error());
+  }
   return Ok{};
 }
 
@@ -207,6 +221,17 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
         .bindInt(6, c.total)
         .bindInt(7, c.fixed);
     if (!count.run()) return sqlError(file, what + " (rule '" + c.rule + "')", count.error());
+  }
+
+  for (const auto& [table, key, values] : {std::tuple{"check_outcomes", "outcome", &run.outcomes},
+                                           std::tuple{"broken_rules", "rule", &run.broken_rules}}) {
+    Statement row(db, std::string("INSERT INTO ") + table + "(night_id, repo, " + key +
+                          ", checks) VALUES(?1, ?2, ?3, ?4)");
+    for (const auto& [name, checks] : *values) {
+      row.reset();
+      row.bindInt(1, night).bindText(2, run.name).bindText(3, name).bindInt(4, checks);
+      if (!row.run()) return sqlError(file, what + " (" + key + " '" + name + "')", row.error());
+    }
   }
   return Ok{};
 }

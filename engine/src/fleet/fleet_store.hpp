@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,7 +21,7 @@ namespace migrate::fleet {
 
 /// Version of the store's schema (the `meta` table's `schema_version`); bumped on incompatible
 /// changes. A store with a newer version is refused with a message naming both versions.
-inline constexpr int kStoreSchemaVersion = 1;
+inline constexpr int kStoreSchemaVersion = 2;
 
 /// One night: a `fleet run` over the manifest, possibly resumed after an interruption.
 struct Night {
@@ -84,6 +85,11 @@ struct RepoRun {
   std::string delivery_commit;  ///< the commit on it
   std::vector<StageRow> stages;
   std::vector<FindingCount> counts;  ///< sorted by rule
+  /// The verification's checks by outcome (passed, introduced, pre-existing, environment, fixed,
+  /// skipped, error: those that occur); empty when the checks carry no outcomes.
+  std::map<std::string, std::int64_t> outcomes;
+  /// Per rule, how many of the run's `introduced` checks its edits broke (verify.json `broken_by`).
+  std::map<std::string, std::int64_t> broken_rules;
 };
 
 /// A night with its rows counted (what `fleet history` prints and the dashboard charts).

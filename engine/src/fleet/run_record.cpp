@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "fleet/fleet_spec.hpp"
@@ -83,6 +84,20 @@ bool readOutputs(const fs::path& out, RepoRun& run, std::string& error) {
   // (environment) or that fails on the original tree too (pre-existing) is no failure of it.
   run.checks_failed = static_cast<std::int64_t>(m.verify.broken());
   run.checks_skipped = static_cast<std::int64_t>(m.verify.count("skipped"));
+  run.outcomes.clear();
+  run.broken_rules.clear();
+  for (const char* outcome : kCheckOutcomes)
+    if (const std::size_t n = m.verify.outcomes(outcome); n > 0)
+      run.outcomes[outcome] = static_cast<std::int64_t>(n);
+  // "ACME-001 at shop/core.py:5": a check broken by two edits of one rule counts once for it. An
+  // edit no finding made ("an edit without a finding (e.g. the npu_compat import) at …") is the kit's.
+  for (const CheckResult& c : m.verify.checks) {
+    std::set<std::string> rules;
+    for (const std::string& edit : c.broken_by)
+      rules.insert(edit.rfind("an edit without a finding", 0) == 0 ? "(kit edit)"
+                                                                   : edit.substr(0, edit.find(' ')));
+    for (const std::string& rule : rules) ++run.broken_rules[rule];
+  }
   run.stages.clear();
   for (const StageRecord& s : m.stages)
     run.stages.push_back({s.name, s.status, oneLine(s.detail, 2000), s.seconds});

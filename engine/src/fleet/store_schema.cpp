@@ -104,6 +104,31 @@ CREATE TABLE finding_counts(
 );
 )sql";
 
+// What version 2 adds to version 1 (the migration runs it on a version-1 store; a new store gets
+// it with the rest).
+constexpr const char* kSchemaV2 = R"sql(
+-- One row's verification checks per outcome (passed, introduced, pre-existing, environment,
+-- fixed, skipped, error), the outcomes that occur.
+CREATE TABLE check_outcomes(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  checks INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, outcome),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+
+-- One row's `introduced` checks per rule whose edits broke them (attribution).
+CREATE TABLE broken_rules(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  checks INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, rule),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+)sql";
+
 struct SchemaPresence {
   bool meta = false;
   bool other = false;
@@ -140,7 +165,8 @@ Status createSchemaIfAbsent(sqlite3* db, const fs::path& file) {
     return makeError(file.string() +
                      " is not a fleet store (a SQLite database without the store's meta table)" + kWhatToDo);
   }
-  if (!execute(db, kSchema, error)) return sqlError(file, "creating the store's schema", error);
+  if (!execute(db, kSchema, error) || !execute(db, kSchemaV2, error))
+    return sqlError(file, "creating the store's schema", error);
   Statement version(db, "INSERT INTO meta(key, value) VALUES('schema_version', ?1)");
   version.bindText(1, std::to_string(kStoreSchemaVersion));
   if (!version.run()) return sqlError(file, "writing the store's schema version", version.error());
@@ -169,6 +195,24 @@ Status checkSchemaVersion(sqlite3* db, const fs::path& file) {
     return makeError(file.string() + ": store schema version " + std::to_string(version) + " is newer than " +
                      reads + "; use a newer migrate-pipeline or another --output directory");
   }
+  if (version == 1) return migrateFromVersion1(db, file);
+  return Ok{};
+}
+
+Status migrateFromVersion1(sqlite3* db, const fs::path& file) {
+  std::string error;
+  Transaction tx(db);
+  if (!tx.begin(error)) return sqlError(file, "migrating the store from schema version 1", error);
+  // Another process may have migrated it meanwhile: the version is read again inside the write.
+  Statement current(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (current.next() && current.text(0) != "1") return Ok{};
+  if (!current.ok()) return sqlError(file, "migrating the store from schema version 1", current.error());
+  if (!execute(db, kSchemaV2, error))
+    return sqlError(file, "migrating the store from schema version 1", error);
+  Statement version(db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
+  version.bindText(1, std::to_string(kStoreSchemaVersion));
+  if (!version.run()) return sqlError(file, "writing the store's schema version", version.error());
+  if (!tx.commit(error)) return sqlError(file, "migrating the store from schema version 1", error);
   return Ok{};
 }
 

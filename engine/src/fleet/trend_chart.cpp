@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "outputs/markup_text.hpp"
+
 namespace migrate::fleet {
 namespace {
 
@@ -33,33 +35,6 @@ std::string number(double v) {
 
 }  // namespace
 
-std::string escapeHtml(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string trendChartSvg(const std::string& title, const std::string& unit,
                           const std::vector<std::string>& labels, const std::vector<TrendSeries>& series,
                           bool stacked) {
@@ -86,15 +61,16 @@ std::string trendChartSvg(const std::string& title, const std::string& unit,
   std::string svg = fmt::format(
       "<svg class=\"chart\" role=\"img\" viewBox=\"0 0 {} {}\" xmlns=\"http://www.w3.org/2000/svg\">"
       "<title>{}</title><desc>{} in the latest night ({}): {}</desc>\n",
-      kWidth, kHeight, escapeHtml(title), escapeHtml(title), n ? escapeHtml(labels.back()) : "none",
-      escapeHtml(desc));
-  svg += fmt::format("<text x=\"{}\" y=\"18\" class=\"chart-title\">{}</text>\n", kLeft, escapeHtml(title));
+      kWidth, kHeight, outputs::escapeMarkup(title), outputs::escapeMarkup(title),
+      n ? outputs::escapeMarkup(labels.back()) : "none", outputs::escapeMarkup(desc));
+  svg += fmt::format("<text x=\"{}\" y=\"18\" class=\"chart-title\">{}</text>\n", kLeft,
+                     outputs::escapeMarkup(title));
   double legend_x = kLeft;
   for (const TrendSeries& s : series) {
     svg += fmt::format(
         "<rect x=\"{:.1f}\" y=\"26\" width=\"10\" height=\"10\" fill=\"{}\"/>"
         "<text x=\"{:.1f}\" y=\"35\" class=\"legend\">{}</text>\n",
-        legend_x, s.colour, legend_x + 14, escapeHtml(s.name));
+        legend_x, s.colour, legend_x + 14, outputs::escapeMarkup(s.name));
     legend_x += 24 + 7.0 * static_cast<double>(s.name.size());
   }
   for (double v = 0; v <= top + 1e-9; v += step) {
@@ -106,7 +82,7 @@ std::string trendChartSvg(const std::string& title, const std::string& unit,
   svg += fmt::format(
       "<text x=\"12\" y=\"{:.1f}\" class=\"tick\" transform=\"rotate(-90 12 {:.1f})\" "
       "text-anchor=\"middle\">{}</text>\n",
-      kTop + kPlotHeight / 2, kTop + kPlotHeight / 2, escapeHtml(unit));
+      kTop + kPlotHeight / 2, kTop + kPlotHeight / 2, outputs::escapeMarkup(unit));
   // Dates under the axis: all of them while they fit, else every k-th and the last.
   const std::size_t every =
       std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(n * 80.0 / kPlotWidth)));
@@ -114,7 +90,7 @@ std::string trendChartSvg(const std::string& title, const std::string& unit,
     if (i % every != 0 && i + 1 != n) continue;
     svg +=
         fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick date\" text-anchor=\"middle\">{}</text>\n",
-                    x(i), kTop + kPlotHeight + 18, escapeHtml(labels[i]));
+                    x(i), kTop + kPlotHeight + 18, outputs::escapeMarkup(labels[i]));
   }
   if (stacked) {
     const double bar = std::min(40.0, slot * 0.6);
@@ -126,8 +102,8 @@ std::string trendChartSvg(const std::string& title, const std::string& unit,
         svg += fmt::format(
             "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
             "<title>{} {}: {}</title></rect>\n",
-            x(i) - bar / 2, y(base + v), bar, y(base) - y(base + v), s.colour, escapeHtml(labels[i]),
-            escapeHtml(s.name), number(v));
+            x(i) - bar / 2, y(base + v), bar, y(base) - y(base + v), s.colour,
+            outputs::escapeMarkup(labels[i]), outputs::escapeMarkup(s.name), number(v));
         base += v;
       }
     }
@@ -142,8 +118,8 @@ std::string trendChartSvg(const std::string& title, const std::string& unit,
       for (std::size_t i = 0; i < n && i < s.values.size(); ++i)
         svg += fmt::format(
             "<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3.5\" fill=\"{}\"><title>{} {}: {}</title></circle>\n",
-            x(i), y(std::max(0.0, s.values[i])), s.colour, escapeHtml(labels[i]), escapeHtml(s.name),
-            number(s.values[i]));
+            x(i), y(std::max(0.0, s.values[i])), s.colour, outputs::escapeMarkup(labels[i]),
+            outputs::escapeMarkup(s.name), number(s.values[i]));
     }
   }
   svg += "</svg>";

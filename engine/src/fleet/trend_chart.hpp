@@ -21,7 +21,4 @@ std::string trendChartSvg(const std::string& title, const std::string& unit,
                           const std::vector<std::string>& labels, const std::vector<TrendSeries>& series,
                           bool stacked);
 
-/// `text` with &, <, >, " and ' escaped for HTML and SVG.
-std::string escapeHtml(const std::string& text);
-
 }  // namespace migrate::fleet

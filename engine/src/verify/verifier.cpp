@@ -6,6 +6,7 @@
 
 #include "migrate/engine/workspace.hpp"
 #include "outputs/verify_json.hpp"
+#include "outputs/verify_junit.hpp"
 #include "verify/check_results.hpp"
 #include "verify/outcomes.hpp"
 #include "verify/target_host.hpp"
@@ -162,6 +163,7 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
     result.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     verify::addHints(result.checks);
     (void)outputs::writeVerifyJson(result, in.tool_version, in.out / "verify.json");
+    (void)outputs::writeVerifyJunit(result, in.out / "verify_junit.xml");
     return result;
   };
 
