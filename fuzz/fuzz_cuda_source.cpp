@@ -1,6 +1,6 @@
 // The custom_ops plugin's scanner of CUDA/C++ sources (tree-sitter cuda grammar, kernel
-// definitions and launches, library uses, bindings) and of CMake files, on one repository whose
-// kernel file and CMakeLists.txt both hold the input.
+// definitions and launches, library uses, bindings), of CMake files and of Makefiles, on one
+// repository whose kernel file, CMakeLists.txt and Makefile all hold the input.
 
 #include <map>
 
@@ -38,7 +38,8 @@ class Workspace final : public sdk::WorkspaceView {
  public:
   explicit Workspace(std::string text) : text_(std::move(text)) {
     files_ = {{"csrc/kernels/fused.cu", text_.size(), sdk::Language::Cuda},
-              {"CMakeLists.txt", text_.size(), sdk::Language::CMake}};
+              {"CMakeLists.txt", text_.size(), sdk::Language::CMake},
+              {"Makefile", text_.size(), sdk::Language::Other}};
   }
   const std::vector<sdk::FileEntry>& files() const override { return files_; }
   std::optional<std::string> read(const std::string&) const override { return text_; }
@@ -62,5 +63,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   migrate::fuzz::CountingSink sink;
   custom_ops::analyzeNativeSources(workspace, rules, options, sink);
   custom_ops::analyzeCMake(workspace, rules, options, sink);
+  custom_ops::analyzeMakefiles(workspace, rules, options, sink);
   return 0;
 }

@@ -41,7 +41,7 @@ case "$target" in
     roots=(examples tests/plan_fixtures plugins/*/tests/fixtures plugins/*/tests/fake_cann)
     named '*.cu' '*.cuh' '*.cpp' '*.cc' '*.h' '*.hpp'
     roots=(examples plugins tests bench cmake)
-    named 'CMakeLists.txt' '*.cmake'
+    named 'CMakeLists.txt' '*.cmake' 'Makefile' '*.mk'
     ;;
   mustache) named '*.mustache' ;;
   findings_json | emit_json | verify_json) named '*.json' ;;
