@@ -6,7 +6,6 @@
 #include <set>
 #include <string>
 
-#include "byte_regex.hpp"
 #include "python_file.hpp"
 #include "python_scan.hpp"
 
@@ -124,21 +123,14 @@ void PythonFile::extensionImports() {
     report(std::move(f));
   }
   // `OP = torch.ops.wkv7` beside `load(name="wkv7", …)`: the op namespace bound like an import.
-  if (!op_namespace_names_.empty()) {
-    static const RE2 kBinding(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*(torch\.ops\.(\w+)))", bytePattern());
-    const std::string_view src = m_.source();
-    plugin_support::forEachMatch(kBinding, src, [&](const auto& g) {
-      const auto alias = op_namespace_names_.find(str(g[1]));
-      if (alias == op_namespace_names_.end() || alias->second != str(g[3])) return;
-      const auto b = static_cast<std::uint32_t>(g[2].data() - src.data());
-      const std::string target = str(g[2]);
-      auto f = rules_.make(kExtensionImport, std::string(m_.path()),
-                           lines_.range(b, b + static_cast<std::uint32_t>(g[2].size())), target, target,
-                           {{"value", alias->second}});
-      if (!f) return;
-      f->details = {{"module", alias->second}, {"bound_as", alias->first}, {"loaded_by", "load()"}};
-      report(std::move(f));
-    });
+  for (const OpBinding& op : op_namespace_bindings_) {
+    if (op_namespace_names_.at(op.alias) != op.ns) continue;  // a later binding of the name wins
+    const std::string target(m_.source().substr(op.begin, op.end - op.begin));
+    auto f = rules_.make(kExtensionImport, std::string(m_.path()), lines_.range(op.begin, op.end), target,
+                         target, {{"value", op.ns}});
+    if (!f) continue;
+    f->details = {{"module", op.ns}, {"bound_as", op.alias}, {"loaded_by", "load()"}};
+    report(std::move(f));
   }
   std::set<std::uint32_t> seen;
   for (const auto& imp : m_.imports()) {

@@ -111,6 +111,13 @@ class PythonFile {
   /// registers torch.ops.wkv7), and the names bound to them (`OP = torch.ops.wkv7`) → namespace.
   std::set<std::string> op_namespaces_;
   std::map<std::string, std::string> op_namespace_names_;
+  /// Each such binding (reported as OPS-028): the name, the namespace, and where `torch.ops.NS`
+  /// stands ([begin, end) bytes).
+  struct OpBinding {
+    std::string alias, ns;
+    std::uint32_t begin = 0, end = 0;
+  };
+  std::vector<OpBinding> op_namespace_bindings_;
   std::map<std::string, const sdk::ImportFact*> plain_modules_;  ///< bound name → `import X [as Y]`
   mutable std::set<std::string> used_plain_modules_;  ///< those called like kernels from autograd passes
   std::vector<const DefinitionFact*> triton_kernels_;

@@ -178,10 +178,15 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
   }
   // `OP = torch.ops.wkv7`: a name for the op namespace a load() of this file builds.
   if (!op_namespaces_.empty()) {
-    static const RE2 kBinding(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*torch\.ops\.(\w+)[ \t]*(?:#.*)?$)",
+    static const RE2 kBinding(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*(torch\.ops\.(\w+))[ \t]*(?:#.*)?$)",
                               bytePattern());
-    plugin_support::forEachMatch(kBinding, m.source(), [&](const auto& g) {
-      if (op_namespaces_.count(str(g[2]))) op_namespace_names_[str(g[1])] = str(g[2]);
+    const std::string_view src = m.source();
+    plugin_support::forEachMatch(kBinding, src, [&](const auto& g) {
+      if (!op_namespaces_.count(str(g[3]))) return;
+      op_namespace_names_[str(g[1])] = str(g[3]);
+      const auto b = static_cast<std::uint32_t>(g[2].data() - src.data());
+      op_namespace_bindings_.push_back(
+          {str(g[1]), str(g[3]), b, b + static_cast<std::uint32_t>(g[2].size())});
     });
   }
   // `kernel = triton.jit(fn)`: the call form of the decorator, on a def of this file.

@@ -50,51 +50,42 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
       R"(\btorch\.cuda\.(device_count|is_available|current_device|get_device_name|get_device_properties)\b)",
       plugin_support::bytePattern());
   const LineIndex index(text);
-  std::size_t offset = 0;
-  while (offset <= text.size()) {
-    std::size_t end = text.find('\n', offset);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = std::string_view(text).substr(offset, end - offset);
-    const std::string code(line.substr(0, plugin_support::shellCodeLength(line)));
+  plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
     auto rangeOf = [&](const re2::StringPiece& m) {
       const auto start =
           static_cast<std::uint32_t>(offset + static_cast<std::size_t>(m.data() - code.data()));
       return index.range(start, start + static_cast<std::uint32_t>(m.size()));
     };
-    if (!plugin_support::isShellOutputCommand(code)) {
-      std::set<std::string> seen;
-      plugin_support::forEachMatch(kVariable, code, [&](const auto& g) {
-        const re2::StringPiece m = g[1].empty() ? g[2] : g[1];
-        const std::string name = plugin_support::str(m);
-        const RuleInfo* rule = variableRule(name, rules);
-        if (rule == nullptr || !seen.insert(name).second) return;
-        Finding f = findingFrom(*rule, path, rangeOf(m), name, {}, {{"value", name}});
-        f.details = {{"variable", name}, {"file_kind", "script"}};
-        if (const std::string npu = npuName(name); !npu.empty())  // every use of the name on the line
-          for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
-            const std::size_t stop = at + name.size();
-            auto word = [&](std::size_t i) {
-              return std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_';
-            };
-            if ((at > 0 && word(at - 1)) || (stop < code.size() && word(stop))) continue;
-            const auto b = static_cast<std::uint32_t>(offset + at);
-            f.edits.push_back({b, b + static_cast<std::uint32_t>(name.size()), npu});
-          }
+    std::set<std::string> seen;
+    plugin_support::forEachMatch(kVariable, code, [&](const auto& g) {
+      const re2::StringPiece m = g[1].empty() ? g[2] : g[1];
+      const std::string name = plugin_support::str(m);
+      const RuleInfo* rule = variableRule(name, rules);
+      if (rule == nullptr || !seen.insert(name).second) return;
+      Finding f = findingFrom(*rule, path, rangeOf(m), name, {}, {{"value", name}});
+      f.details = {{"variable", name}, {"file_kind", "script"}};
+      if (const std::string npu = npuName(name); !npu.empty())  // every use of the name on the line
+        for (std::size_t at = code.find(name); at != std::string::npos; at = code.find(name, at + 1)) {
+          const std::size_t stop = at + name.size();
+          auto word = [&](std::size_t i) {
+            return std::isalnum(static_cast<unsigned char>(code[i])) || code[i] == '_';
+          };
+          if ((at > 0 && word(at - 1)) || (stop < code.size() && word(stop))) continue;
+          const auto b = static_cast<std::uint32_t>(offset + at);
+          f.edits.push_back({b, b + static_cast<std::uint32_t>(name.size()), npu});
+        }
+      sink.report(std::move(f));
+    });
+    if (rules.cuda_query != nullptr && RE2::PartialMatch(code, kInlinePython))
+      plugin_support::forEachMatch(kCudaQuery, code, [&](const auto& g) {
+        const std::string api = plugin_support::str(g[0]);
+        const std::string npu = "torch.npu." + plugin_support::str(g[1]);
+        Finding f =
+            findingFrom(*rules.cuda_query, path, rangeOf(g[0]), api, {}, {{"npu", npu}, {"note", ""}});
+        f.details = {{"file_kind", "script"}, {"context", "python -c"}};
         sink.report(std::move(f));
       });
-      if (rules.cuda_query != nullptr && RE2::PartialMatch(code, kInlinePython))
-        plugin_support::forEachMatch(kCudaQuery, code, [&](const auto& g) {
-          const std::string api = plugin_support::str(g[0]);
-          const std::string npu = "torch.npu." + plugin_support::str(g[1]);
-          Finding f =
-              findingFrom(*rules.cuda_query, path, rangeOf(g[0]), api, {}, {{"npu", npu}, {"note", ""}});
-          f.details = {{"file_kind", "script"}, {"context", "python -c"}};
-          sink.report(std::move(f));
-        });
-    }
-    if (end == text.size()) break;
-    offset = end + 1;
-  }
+  });
 }
 
 }  // namespace

@@ -46,34 +46,25 @@ void renameAll(std::string_view code, std::uint32_t line_offset, const std::stri
 void scanScript(const std::string& path, const std::string& text, const RuleTable& rules, FindingSink& sink) {
   static const RE2 kVariable(R"((^|[^\w])((?:TORCH_)?NCCL_[A-Z0-9_]+))", plugin_support::bytePattern());
   const LineIndex index(text);
-  std::size_t offset = 0;
-  while (offset <= text.size()) {
-    std::size_t end = text.find('\n', offset);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line = std::string_view(text).substr(offset, end - offset);
-    const std::string code(line.substr(0, plugin_support::shellCodeLength(line)));
-    if (!plugin_support::isShellOutputCommand(code)) {
-      std::vector<std::string> seen;
-      plugin_support::forEachMatch(kVariable, code, [&](const auto& groups) {
-        const std::string name = plugin_support::str(groups[2]);
-        if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
-        seen.push_back(name);
-        const RuleInfo* rule = environmentRule(name, rules);
-        if (rule == nullptr) return;
-        const auto start =
-            static_cast<std::uint32_t>(offset + static_cast<std::size_t>(groups[2].data() - code.data()));
-        const SourceRange range = index.range(start, start + static_cast<std::uint32_t>(name.size()));
-        Finding f = findingFrom(*rule, path, range, name, {}, {{"value", name}});
-        f.details["variable"] = name;
-        f.details["file_kind"] = "script";
-        if (rule == rules.env_ifname || rule == rules.env_errors)
-          renameAll(code, static_cast<std::uint32_t>(offset), name, f);
-        sink.report(std::move(f));
-      });
-    }
-    if (end == text.size()) break;
-    offset = end + 1;
-  }
+  plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
+    std::vector<std::string> seen;
+    plugin_support::forEachMatch(kVariable, code, [&](const auto& groups) {
+      const std::string name = plugin_support::str(groups[2]);
+      if (std::find(seen.begin(), seen.end(), name) != seen.end()) return;
+      seen.push_back(name);
+      const RuleInfo* rule = environmentRule(name, rules);
+      if (rule == nullptr) return;
+      const auto start =
+          static_cast<std::uint32_t>(offset + static_cast<std::size_t>(groups[2].data() - code.data()));
+      const SourceRange range = index.range(start, start + static_cast<std::uint32_t>(name.size()));
+      Finding f = findingFrom(*rule, path, range, name, {}, {{"value", name}});
+      f.details["variable"] = name;
+      f.details["file_kind"] = "script";
+      if (rule == rules.env_ifname || rule == rules.env_errors)
+        renameAll(code, static_cast<std::uint32_t>(offset), name, f);
+      sink.report(std::move(f));
+    });
+  });
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 /// Lines of shell scripts (and Dockerfile RUN steps) as the plugins that read launch scripts see
 /// them: the code before a comment, and whether the line only prints text.
 
+#include <string>
 #include <string_view>
 
 #include "plugin_support/byte_regex.hpp"
@@ -34,6 +35,20 @@ inline bool isShellOutputCommand(std::string_view code) {
   static const RE2 kOutput(R"(^[[:space:]]*(?:RUN[[:space:]]+)?(?:echo|printf)(?:[[:space:]]|$))",
                            bytePattern());
   return RE2::PartialMatch(re2::StringPiece(code.data(), code.size()), kOutput);
+}
+
+/// Calls `fn(offset, code)` for each line of `text` that is not an echo/printf: `code` is the line
+/// before its comment, `offset` where the line starts in `text`.
+template <class Fn>
+void forEachShellCodeLine(std::string_view text, Fn&& fn) {
+  for (std::size_t offset = 0; offset <= text.size();) {
+    std::size_t end = text.find('\n', offset);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view line = text.substr(offset, end - offset);
+    const std::string code(line.substr(0, shellCodeLength(line)));
+    if (!isShellOutputCommand(code)) fn(offset, code);
+    offset = end + 1;
+  }
 }
 
 }  // namespace plugin_support
