@@ -124,7 +124,6 @@ void PythonFile::extensionImports() {
   }
   // `OP = torch.ops.wkv7` beside `load(name="wkv7", …)`: the op namespace bound like an import.
   for (const OpBinding& op : op_namespace_bindings_) {
-    if (op_namespace_names_.at(op.alias) != op.ns) continue;  // a later binding of the name wins
     const std::string target(m_.source().substr(op.begin, op.end - op.begin));
     auto f = rules_.make(kExtensionImport, std::string(m_.path()), lines_.range(op.begin, op.end), target,
                          target, {{"value", op.ns}});
