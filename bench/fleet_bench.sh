@@ -14,6 +14,10 @@
 # A benchmark, not a test.
 #   bench/fleet_bench.sh [REPOS] [JOBS]                 (defaults: 50 repositories, 2 jobs)
 #   bench/fleet_bench.sh --generate-only DIR [REPOS]    only writes DIR/repos/* and DIR/fleet.yaml
+# REAL_REPOS=DIR takes the fleet from the git repositories under DIR instead (the first REPOS by
+# name, cloned into the scratch directory; night 3 appends the call to each changed repository's
+# first Python file that mentions cuda); CHANGED=N changes N repositories in night 3 (default 5);
+# SLURM=0 skips the Slurm nights.
 # MIGRATE_CLI names the binary (default: build/bin/migrate-pipeline); KEEP=1 keeps the scratch
 # directory and prints where it is.
 # Where Slurm is installed (scripts/setup.sh --with-tests), the same fleet then runs through a
@@ -27,7 +31,7 @@ cli="${MIGRATE_CLI:-$root/build/bin/migrate-pipeline}"
 if [[ "$cli" == */* && "$cli" != /* ]]; then cli="$PWD/$cli"; fi   # the runs start in the scratch dir
 
 die() { echo "fleet_bench: $*" >&2; exit 1; }
-usage() { sed -n '15,16p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '15,20p' "$0" | sed 's/^# *//' >&2; exit 2; }
 
 generate_only=""
 if [[ "${1:-}" == "--generate-only" ]]; then
@@ -38,9 +42,16 @@ fi
 [[ "${1:-}" == -* ]] && usage
 repos="${1:-50}"
 jobs="${2:-2}"
-[[ "$repos" =~ ^[0-9]+$ && "$repos" -ge 5 ]] || die "REPOS must be a number >= 5 (night 3 changes 5), not '$repos'"
+changed_count="${CHANGED:-5}"
+[[ "$changed_count" =~ ^[0-9]+$ && "$changed_count" -ge 1 ]] || die "CHANGED must be a number >= 1, not '$changed_count'"
+[[ "$repos" =~ ^[0-9]+$ && "$repos" -ge "$changed_count" ]] ||
+  die "REPOS must be a number >= $changed_count (night 3 changes $changed_count), not '$repos'"
 [[ "$jobs" =~ ^[0-9]+$ ]] || die "JOBS must be a number, not '$jobs'"
-changed_count=5
+real_repos=()
+if [[ -n "${REAL_REPOS:-}" ]]; then
+  mapfile -t real_repos < <(find "$REAL_REPOS" -mindepth 2 -maxdepth 2 -name .git -printf '%h\n' | LC_ALL=C sort | head -n "$repos")
+  [[ ${#real_repos[@]} -eq "$repos" ]] || die "REAL_REPOS: fewer than $repos git repositories under $REAL_REPOS"
+fi
 
 # Plain git, isolated from this machine's configuration so the commits are the same everywhere.
 git_in() {
@@ -72,11 +83,16 @@ generate_fleet() {
   } >"$dir/fleet.yaml"
   for ((i = 1; i <= repos; i++)); do
     name="$(repo_name "$i")"
-    files=$((20 + (i * 7) % 21))   # 20..40 modules, varied but deterministic
-    python3 "$here/generate_tree.py" --out "$dir/repos/$name" --files "$files" --seed "$i" >/dev/null
-    git_in "$dir/repos/$name" "$name" init -q -b main
-    git_in "$dir/repos/$name" "$name" add -A
-    commit_at "$dir/repos/$name" "$name" "2024-01-01T00:00:00Z" "Initial import of $name"
+    if [[ ${#real_repos[@]} -gt 0 ]]; then
+      git clone -q --no-hardlinks "${real_repos[$((i - 1))]}" "$dir/repos/$name"
+      git_in "$dir/repos/$name" "$name" branch -q -M main
+    else
+      files=$((20 + (i * 7) % 21))   # 20..40 modules, varied but deterministic
+      python3 "$here/generate_tree.py" --out "$dir/repos/$name" --files "$files" --seed "$i" >/dev/null
+      git_in "$dir/repos/$name" "$name" init -q -b main
+      git_in "$dir/repos/$name" "$name" add -A
+      commit_at "$dir/repos/$name" "$name" "2024-01-01T00:00:00Z" "Initial import of $name"
+    fi
     echo "  - { name: $name, source: $(yaml_str "$dir/repos/$name") }" >>"$dir/fleet.yaml"
   done
   echo "generated $repos repositories and $dir/fleet.yaml"
@@ -148,6 +164,8 @@ print("  statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items())))
 print(f"  peak RSS: fleet runner {runner}, largest child {child}")
 with open(stem + ".ran", "w") as f:
     f.writelines(r["name"] + "\n" for r in sorted(repos, key=lambda r: r["name"].encode()) if r["status"] != "cached")
+with open(stem + ".wall", "w") as f:
+    f.write(f"{wall:.3f}\n")
 with open(stem + ".counts", "w") as f:
     f.write(f"{counts.get('succeeded', 0)} {counts.get('cached', 0)} {len(repos)}\n")
 EOF
@@ -165,7 +183,13 @@ read -r _ cached total <"$work/night-2.counts"
 
 changed_repos | LC_ALL=C sort >"$work/changed"
 while read -r name; do
-  cat >>"$work/repos/$name/pkg000/mod00000.py" <<'EOF'
+  target="pkg000/mod00000.py"
+  if [[ ${#real_repos[@]} -gt 0 ]]; then
+    target="$(git -C "$work/repos/$name" grep -l cuda -- '*.py' | head -n 1)"
+    [[ -n "$target" ]] || target="$(git -C "$work/repos/$name" ls-files '*.py' | head -n 1)"
+    [[ -n "$target" ]] || target="night3.py"
+  fi
+  cat >>"$work/repos/$name/$target" <<'EOF'
 
 
 def night3_sync():
@@ -181,6 +205,8 @@ read -r ok cached _ <"$work/night-3.counts"
 [[ "$ok" -eq "$changed_count" && "$cached" -eq $((repos - changed_count)) ]] ||
   die "premise broken: night 3 should have $changed_count succeeded and $((repos - changed_count)) cached ($ok succeeded, $cached cached)"
 
+awk 'FNR == 1 && NR == 1 {c = $1} FNR == 1 && NR == 2 {n = $1} END {if (c > 0) printf "night 3 / night 1 wall: %.3f\n", n / c}' \
+  "$work/night-1.wall" "$work/night-3.wall"
 echo
 "$cli" fleet history "$out" --format table
 
@@ -207,7 +233,9 @@ print(f"slurm night {label}: {len(repos)} repositories in {wall:.2f} s, {len(rep
 PY
 }
 echo
-if conf="$("$root/scripts/slurm_cluster.sh" start "$work/slurm-cluster" 2>"$work/slurm-cluster.err")"; then
+if [[ "${SLURM:-1}" == 0 ]]; then
+  echo "slurm: skipped (SLURM=0)"
+elif conf="$("$root/scripts/slurm_cluster.sh" start "$work/slurm-cluster" 2>"$work/slurm-cluster.err")"; then
   trap '"$root/scripts/slurm_cluster.sh" stop "$work/slurm-cluster"; if [[ "${KEEP:-0}" == 1 ]]; then echo "fleet_bench: kept $work"; else rm -rf "$work"; fi' EXIT
   export SLURM_CONF="$conf"
   slurm_night slurm-1

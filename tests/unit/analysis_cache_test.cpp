@@ -67,9 +67,11 @@ TEST(AnalysisCacheEntries, AFileAnalysisComesBackAsItWent) {
   a.summary.classes = {{"Net", "Net", {"torch.nn.Module"}, "A net.", 50, 90, {{"torch.nn.Linear", 2}}}};
   a.summary.console_scripts = {"tool = pkg.m:main"};
   a.lines = 120;
+  a.layout = PythonLayout{14, {{14, 90, 14}, {20, 90, 14}, {70000, 70040, 69990}, {70010, 70012, 69990}}};
   std::string why;
   auto back = decode(encode(a, "pkg/m.py"), "pkg/m.py", why);
   ASSERT_TRUE(back) << why;
+  EXPECT_EQ(back->layout, a.layout);
   ASSERT_EQ(back->findings.size(), 2u);
   expectSameFinding(back->findings[0], a.findings[0]);
   expectSameFinding(back->findings[1], a.findings[1]);
@@ -91,6 +93,7 @@ TEST(AnalysisCacheEntries, AFileThatDidNotParseKeepsNoSummary) {
   ASSERT_TRUE(back) << why;
   EXPECT_TRUE(back->summary.path.empty());
   EXPECT_EQ(back->lines, 3u);
+  EXPECT_FALSE(back->layout);
 }
 
 TEST(AnalysisCacheEntries, ARepositoryPassComesBackWithWhatItRead) {

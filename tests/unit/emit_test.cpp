@@ -11,6 +11,7 @@
 #include "emit/support_modules.hpp"
 #include "emit/template_store.hpp"
 #include "migrate/sdk/text_position.hpp"
+#include "parse/python_parser.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate {
@@ -110,6 +111,38 @@ std::vector<const sdk::Finding*> pointers(const std::vector<sdk::Finding>& findi
   std::vector<const sdk::Finding*> out;
   for (const auto& f : findings) out.push_back(&f);
   return out;
+}
+
+TEST(PythonLayout, TheAnalysisParseRecordsTheImportPlaceAndEveryStatement) {
+  const std::string text =
+      "\"\"\"Doc.\"\"\"\nfrom __future__ import annotations\n# c\nimport torch\n\n"
+      "def f(x):\n    y = g(x,\n          1)\n    return y\n";
+  auto parsed = parse::parsePython("m.py", text);
+  ASSERT_TRUE(parsed);
+  const PythonLayout& layout = (*parsed)->layout();
+  EXPECT_EQ(layout.import_offset, text.find("import torch"));
+  // docstring, __future__ import, import, def, then the def's two statements (pre-order)
+  ASSERT_EQ(layout.statements.size(), 6u);
+  const auto at = [&](const char* s) { return static_cast<std::uint32_t>(text.find(s)); };
+  EXPECT_EQ(layout.statements[3].start, at("def f"));
+  EXPECT_EQ(layout.statements[4].start, at("y = g"));
+  EXPECT_EQ(layout.statements[4].line_start, at("    y = g"));
+  // An offset on the statement's second line belongs to the statement's first.
+  EXPECT_EQ(layout.statementLineStart(at("1)"), text), at("    y = g"));
+  EXPECT_EQ(layout.statementLineStart(at("return"), text), at("    return"));
+}
+
+TEST(AdaptSource, UsesTheLayoutItIsGivenRatherThanParsingAgain) {
+  const std::string text = "\"\"\"Doc.\"\"\"\nimport torch\nx = torch.cuda.is_available()\n";
+  const std::vector<sdk::Finding> fs{
+      finding("DEV-001", "m.py", text, "torch.cuda.is_available", "torch.npu.is_available")};
+  const std::string parsed = emit::adaptSource("m.py", text, pointers(fs)).text;
+  EXPECT_EQ(parsed.find("import npu_compat"), text.find("import torch"));
+  auto module = parse::parsePython("m.py", text);
+  ASSERT_TRUE(module);
+  EXPECT_EQ(emit::adaptSource("m.py", text, pointers(fs), &(*module)->layout()).text, parsed);
+  const PythonLayout at_top{0, {}};  // a layout says where the imports go: nothing is parsed
+  EXPECT_EQ(emit::adaptSource("m.py", text, pointers(fs), &at_top).text.find("import npu_compat"), 0u);
 }
 
 TEST(AdaptSource, AppliesEditsAndAddsTheImportsAfterDocstringAndFutureImports) {

@@ -195,6 +195,20 @@ json summaryJson(const ModuleSummary& s) {
                       top, classes, s.console_scripts});
 }
 
+/// [] without a layout; else [import offset, [per statement: start − previous start, end − start,
+/// start − line start]]: differences stay small, and CBOR writes small numbers in one or two bytes.
+json layoutJson(const std::optional<PythonLayout>& layout) {
+  if (!layout) return json::array();
+  std::vector<std::uint32_t> numbers;
+  numbers.reserve(layout->statements.size() * 3);
+  std::uint32_t previous = 0;
+  for (const PythonLayout::Statement& s : layout->statements) {
+    numbers.insert(numbers.end(), {s.start - previous, s.end - s.start, s.start - s.line_start});
+    previous = s.start;
+  }
+  return json::array({layout->import_offset, numbers});
+}
+
 /// An enumerator stored as its number; a number outside 0..max is a broken entry.
 template <typename E>
 E enumFrom(CborReader& r, int max) {
@@ -323,6 +337,28 @@ bool openEntry(CborReader& r, std::uint64_t fields, std::string& why) {
   return true;
 }
 
+std::optional<PythonLayout> readLayout(CborReader& r) {
+  const std::uint64_t fields = r.list();
+  if (fields == 0) return std::nullopt;
+  if (fields != 2) throw std::out_of_range("a layout of " + std::to_string(fields) + " fields, expected 2");
+  PythonLayout layout;
+  layout.import_offset = r.u32();
+  const std::uint64_t n = r.list();
+  if (n % 3 != 0) throw std::out_of_range("a layout's statements are not triples");
+  layout.statements.reserve(n / 3);
+  std::uint64_t previous = 0;
+  for (std::uint64_t i = 0; i < n; i += 3) {
+    const std::uint64_t start = previous + r.u32();
+    const std::uint64_t end = start + r.u32();
+    const std::uint64_t back = r.u32();
+    if (end > UINT32_MAX || back > start) throw std::out_of_range("a statement out of range");
+    layout.statements.push_back({static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end),
+                                 static_cast<std::uint32_t>(start - back)});
+    previous = start;
+  }
+  return layout;
+}
+
 std::string toCbor(const json& entry) {
   std::string out;
   json::to_cbor(entry, out);
@@ -336,19 +372,20 @@ std::string encode(const FileAnalysis& analysis, std::string_view path) {
   for (const auto& f : analysis.findings) findings.push_back(findingJson(f, path));
   json diagnostics = json::array();
   for (const auto& d : analysis.diagnostics) diagnostics.push_back(diagnosticJson(d, path));
-  return toCbor(
-      json::array({kEntryFormat, findings, diagnostics, summaryJson(analysis.summary), analysis.lines}));
+  return toCbor(json::array({kEntryFormat, findings, diagnostics, summaryJson(analysis.summary),
+                             analysis.lines, layoutJson(analysis.layout)}));
 }
 
 std::optional<FileAnalysis> decode(std::string_view bytes, std::string_view path, std::string& why) {
   CborReader r(bytes);
-  if (!openEntry(r, 4, why)) return std::nullopt;
+  if (!openEntry(r, 5, why)) return std::nullopt;
   try {
     FileAnalysis a;
     for (std::uint64_t i = 0, n = r.list(); i < n; ++i) a.findings.push_back(readFinding(r, path));
     for (std::uint64_t i = 0, n = r.list(); i < n; ++i) a.diagnostics.push_back(readDiagnostic(r, path));
     a.summary = readSummary(r, path);
     a.lines = r.unsignedInt();
+    a.layout = readLayout(r);
     if (!r.atEnd()) throw std::out_of_range("bytes after the entry");
     return a;
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "migrate/engine/plan.hpp"
+#include "migrate/engine/python_layout.hpp"
 #include "migrate/sdk/finding.hpp"
 
 namespace migrate::cache {
@@ -19,6 +20,8 @@ struct FileAnalysis {
   std::vector<sdk::Diagnostic> diagnostics;
   ModuleSummary summary;  ///< path empty when the file did not parse
   std::uint64_t lines = 0;
+  /// Kept when the file's own analysis reported on it: emit inserts lines there.
+  std::optional<PythonLayout> layout;
 };
 
 /// A plugin's repository pass: what it reported, and each file it read with its content hash
@@ -30,7 +33,7 @@ struct RepositoryAnalysis {
 };
 
 /// The encoding's version, written first; an entry of another version is not read.
-inline constexpr int kEntryFormat = 1;
+inline constexpr int kEntryFormat = 2;
 
 /// `analysis` as bytes. Finding and diagnostic files equal to `path` are not repeated.
 std::string encode(const FileAnalysis& analysis, std::string_view path);

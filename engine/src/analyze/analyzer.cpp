@@ -78,6 +78,7 @@ struct WorkerResult {
   std::vector<sdk::Finding> findings;
   std::vector<sdk::Diagnostic> diagnostics;
   std::vector<ModuleSummary> modules;
+  std::vector<std::pair<std::string, PythonLayout>> layouts;
   std::size_t parsed = 0;
   std::size_t cached = 0;
   std::uint64_t lines = 0;
@@ -125,7 +126,8 @@ void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
                          std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
-                         ModuleSummary* summary, std::uint64_t parse_timeout_ms) {
+                         ModuleSummary* summary, std::uint64_t parse_timeout_ms,
+                         std::optional<PythonLayout>* layout) {
   const std::uint64_t lines = summary ? countLines(source) : 0;
   if (!validUtf8(source))
     diagnostics.push_back({sdk::Severity::Info, "not-utf8", path, 0,
@@ -154,6 +156,7 @@ void analyzePythonSource(const std::string& path, std::string source,
   }
   dropOffNpuFindings(module, findings, first);
   if (summary) *summary = summarizeModule(module, lines);
+  if (layout && findings.size() > first) *layout = module.takeLayout();
 }
 
 namespace {
@@ -199,7 +202,7 @@ cache::FileAnalysis analyzeFile(const std::string& path, std::optional<std::stri
     return a;
   }
   analyzePythonSource(path, std::move(*source), plugins, &roots, a.findings, a.diagnostics, &a.summary,
-                      options.parse_timeout_ms);
+                      options.parse_timeout_ms, &a.layout);
   a.lines = a.summary.lines;
   // A parse abandoned for time says more about the machine's load than the file: not kept.
   const bool timed_out = std::any_of(a.diagnostics.begin(), a.diagnostics.end(),
@@ -347,6 +350,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
         std::move(a.findings.begin(), a.findings.end(), std::back_inserter(out.findings));
         std::move(a.diagnostics.begin(), a.diagnostics.end(), std::back_inserter(out.diagnostics));
         if (!a.summary.path.empty()) out.modules.push_back(std::move(a.summary));
+        if (a.layout) out.layouts.emplace_back(file.path, std::move(*a.layout));
       }
       progress.step(file.path);
     }
@@ -364,6 +368,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));
     std::move(r.diagnostics.begin(), r.diagnostics.end(), std::back_inserter(model.diagnostics));
     std::move(r.modules.begin(), r.modules.end(), std::back_inserter(model.modules));
+    for (auto& [path, layout] : r.layouts) model.layouts.insert_or_assign(path, std::move(layout));
   }
   for (auto& r : passes) {
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));

@@ -41,12 +41,14 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
 std::unordered_set<std::string> projectRoots(const Workspace& workspace);
 
 /// Analyses one Python source with the given plugins; `project_roots` may be null. When
-/// `summary` is given, it receives what the plan stage needs of the file.
+/// `summary` is given, it receives what the plan stage needs of the file; when `layout` is given
+/// and the analysis reported on the file, it receives where emit may insert lines.
 void analyzePythonSource(const std::string& path, std::string source,
                          const std::vector<ActivePlugin>& plugins,
                          const std::unordered_set<std::string>* project_roots,
                          std::vector<sdk::Finding>& findings, std::vector<sdk::Diagnostic>& diagnostics,
                          ModuleSummary* summary = nullptr,
-                         std::uint64_t parse_timeout_ms = parse::kDefaultParseTimeoutMs);
+                         std::uint64_t parse_timeout_ms = parse::kDefaultParseTimeoutMs,
+                         std::optional<PythonLayout>* layout = nullptr);
 
 }  // namespace migrate

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "analysis_cache/cache_key.hpp"
 #include "csv/csv_writer.hpp"
 #include "emit/emit_context.hpp"
 #include "emit/patch_writer.hpp"
@@ -12,6 +13,7 @@
 #include "emit/source_edits.hpp"
 #include "emit/support_modules.hpp"
 #include "emit/template_store.hpp"
+#include "emit/tree_writer.hpp"
 #include "outputs/emit_json.hpp"
 #include "parse/python_module.hpp"
 #include "plugin_host/crash_report.hpp"
@@ -86,46 +88,50 @@ void listChanges(const std::string& file, const std::string& original, const emi
   }
 }
 
-/// The adapted copy of the repository under `adapted`, its patch and its change list; returns the
-/// support modules the repository already has as generated files (kept as they are).
+/// The adapted copy of the repository under adapted/ (placed by `tree`), its patch and its
+/// change list; returns the support modules the repository already has as generated files (kept
+/// as they are).
 Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSpec& spec,
-                                        MigrationModel& model, const fs::path& adapted,
+                                        MigrationModel& model, emit::TreeWriter& tree,
                                         emit::PatchWriter& patch, CsvWriter& changes,
                                         const std::function<void(const std::string&)>& progress) {
   EmitResult& result = model.emit;
-  std::error_code ec;
   std::map<std::string, std::vector<const sdk::Finding*>> by_file;
   for (const sdk::Finding& f : model.findings) by_file[f.file].push_back(&f);
 
-  const std::vector<TreeEntry> tree = listRepositoryTree(model.source.root, model.diagnostics);
+  const std::vector<TreeEntry> entries = listRepositoryTree(model.source.root, model.diagnostics);
   auto original_of = [&](const std::string& path) {
     auto text = workspace.read(path);
     return text ? text : readText(model.source.root / path);
+  };
+  auto layout_of = [&](const std::string& path) -> const PythonLayout* {
+    const auto found = model.layouts.find(path);
+    return found == model.layouts.end() ? nullptr : &found->second;
   };
   const bool siblings = spec.layout == "siblings";
   std::set<std::string> adapted_modules;  // siblings: dotted names of the modules that change
   if (siblings)
     for (const auto& [path, findings] : by_file)
       if (fs::path(path).extension() == ".py")
-        if (auto text = original_of(path); text && emit::adaptSource(path, *text, findings).text != *text)
+        if (auto text = original_of(path);
+            text && emit::adaptSource(path, *text, findings, layout_of(path)).text != *text)
           adapted_modules.insert(parse::dottedModuleName(path));
 
   std::set<std::string> existing_generated;  // support modules the repository already has
   std::size_t done = 0;
-  for (const TreeEntry& entry : tree) {
+  std::error_code ec;
+  for (const TreeEntry& entry : entries) {
     const fs::path source = model.source.root / entry.path;
-    const fs::path target = adapted / entry.path;
-    fs::create_directories(target.parent_path(), ec);
     if (!entry.link_target.empty()) {
-      fs::create_symlink(entry.link_target, target, ec);
-      if (ec) return makeError("cannot create the symbolic link " + target.string() + ": " + ec.message());
+      if (auto st = tree.link(entry.path, entry.link_target); !st) return st.error();
       continue;
     }
-    fs::copy_file(source, target, fs::copy_options::overwrite_existing, ec);
-    if (ec) return makeError("cannot copy " + entry.path + " into " + adapted.string() + ": " + ec.message());
-    const bool python = fs::path(entry.path).extension() == ".py";
+    const fs::perms perms = fs::status(source, ec).permissions();
     const auto found = by_file.find(entry.path);
     if (found == by_file.end()) {
+      const auto digest = emit::fileDigest(source);
+      if (!digest) return makeError("cannot read " + entry.path + " from the repository");
+      if (auto st = tree.copy(entry.path, source, *digest, perms); !st) return st.error();
       if (entry.path == emit::kCompatModule || entry.path == emit::kOpsModule)
         if (auto text = readText(source); text && isGeneratedFile(*text))
           existing_generated.insert(entry.path);
@@ -133,13 +139,15 @@ Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSp
     }
     const auto original = original_of(entry.path);
     if (!original) return makeError("cannot read " + entry.path + " from the repository");
+    const std::string digest = emit::contentDigest(*original);
     std::vector<const sdk::Finding*> findings = found->second;
     const std::size_t own = findings.size();
     std::vector<sdk::Finding> redirects;
+    const bool python = fs::path(entry.path).extension() == ".py";
     const bool sibling = siblings && python && adapted_modules.count(parse::dottedModuleName(entry.path));
     if (sibling) redirects = emit::siblingImportEdits(entry.path, *original, adapted_modules);
     for (const sdk::Finding& f : redirects) findings.push_back(&f);
-    const emit::FileAdaptation a = emit::adaptSource(entry.path, *original, findings);
+    const emit::FileAdaptation a = emit::adaptSource(entry.path, *original, findings, layout_of(entry.path));
     result.edits_applied += a.edits_applied;
     result.conflicts += a.conflicting.size();
     for (std::size_t i : a.fixed)
@@ -148,14 +156,14 @@ Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSp
         result.fixed_findings.push_back(static_cast<std::size_t>(findings[i] - model.findings.data()));
       }
     collectManualWork(a, findings, result.manual_work);
-    if (a.text == *original) continue;
     const std::string written = sibling ? emit::siblingPath(entry.path) : entry.path;
-    if (auto st = writeText(adapted / written, a.text); !st) return st.error();
-    const fs::perms perms = fs::status(source, ec).permissions();
-    fs::permissions(adapted / written, perms, ec);
     const bool added = written != entry.path;
+    if (a.text == *original || added)  // the original as it is (beside its sibling)
+      if (auto st = tree.copy(entry.path, source, digest, perms); !st) return st.error();
+    if (a.text == *original) continue;
+    if (auto st = tree.write(written, a.text, digest, perms); !st) return st.error();
     const bool executable = (perms & fs::perms::owner_exec) != fs::perms::none;
-    if (auto st = patch.add(written, added ? std::nullopt : original, a.text, executable); !st)
+    if (auto st = tree.addPatch(patch, written, added ? std::nullopt : original, a.text, executable); !st)
       return st.error();
     listChanges(written, *original, a, changes);
     result.adapted.push_back({written, added ? "added" : "modified", a.edits_applied, a.todos_added});
@@ -169,7 +177,7 @@ Result<std::set<std::string>> adaptTree(const Workspace& workspace, const EmitSp
 /// the repository already has) in the kit and at the root of the adapted tree.
 Status writeSupportModules(const emit::TemplateStore& templates, const std::string& project,
                            std::set<std::string> sections, const std::set<std::string>& existing_generated,
-                           MigrationModel& model, const fs::path& out, const fs::path& adapted,
+                           MigrationModel& model, const fs::path& out, emit::TreeWriter& tree,
                            emit::PatchWriter& patch) {
   EmitResult& result = model.emit;
   if (existing_generated.count(emit::kOpsModule)) {
@@ -207,8 +215,9 @@ Status writeSupportModules(const emit::TemplateStore& templates, const std::stri
                                        "adapted sources' imports of it will not find the generated one"});
       continue;
     }
-    if (auto st = writeText(adapted / name, text); !st) return st;
-    if (auto st = patch.add(name, in_tree ? readText(in_repo) : std::nullopt, text); !st) return st;
+    if (auto st = tree.write(name, text, "", std::nullopt); !st) return st;
+    if (auto st = tree.addPatch(patch, name, in_tree ? readText(in_repo) : std::nullopt, text, false); !st)
+      return st;
     result.adapted.push_back({name, in_tree ? "modified" : "added", 0, 0});
   }
   return Ok{};
@@ -293,9 +302,18 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   const std::string project = projectNameOf(model.source);
   const emit::TemplateStore templates(spec.templates);
 
-  // 0. What an earlier run wrote into this directory goes first: no stale kit file survives.
+  // 0. The emit to start from (this directory's, or the base's), then what an earlier run wrote
+  // into this directory goes: no stale kit file survives. The adapted tree is brought up to date
+  // in place when its state is there; its state goes until this emit has finished.
+  const fs::path adapted = out / result.adapted_dir;
+  const std::string engine = emit::contentDigest(cache::loadedBuilds(plugins));
+  const emit::PreviousEmit previous =
+      emit::previousEmit(spec.base.empty() ? out : fs::path(spec.base), engine);
+  emit::TreeWriter tree(adapted, previous, engine);
+  std::error_code ec;
+  fs::remove(out / emit::kEmitStateFile, ec);
   for (const std::string& path : outputs::previousKitFiles(out / "emit.json")) {
-    std::error_code ec;
+    if (tree.inPlace() && path == result.adapted_dir + "/") continue;
     fs::remove_all(out / path, ec);
     for (fs::path dir = (out / path).parent_path(); dir != out && fs::is_empty(dir, ec);
          dir = dir.parent_path())
@@ -307,23 +325,24 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   runPluginHooks(workspace, templates, plugins, out, project, model, contributions);
 
   // 2. The adapted copy of the repository, and the patch.
-  const fs::path adapted = out / result.adapted_dir;
-  std::error_code ec;
-  fs::remove_all(adapted, ec);
+  if (!tree.inPlace()) fs::remove_all(adapted, ec);
   if (ec) return makeError("cannot clear " + adapted.string() + ": " + ec.message());
   fs::create_directories(adapted, ec);
   if (ec) return makeError("cannot create " + adapted.string() + ": " + ec.message());
   emit::PatchWriter patch;
   CsvWriter changes;
   changes.row("file", "line", "kind", "rule", "before", "after");
-  auto existing_generated = adaptTree(workspace, spec, model, adapted, patch, changes, progress);
+  auto existing_generated = adaptTree(workspace, spec, model, tree, patch, changes, progress);
   if (!existing_generated) return existing_generated.error();
 
   // 3. The support modules, in the kit and at the root of the adapted tree.
   if (auto st = writeSupportModules(templates, project, contributions.sections[emit::kOpsModule],
-                                    *existing_generated, model, out, adapted, patch);
+                                    *existing_generated, model, out, tree, patch);
       !st)
     return st;
+  if (auto st = tree.removeOthers(); !st) return st;
+  result.tree_files = tree.placed();
+  result.tree_reused = tree.reused();
   result.files.push_back({result.adapted_dir + "/", "adapted-tree"});
   result.project = project;
   result.original_root = model.source.root.string();
@@ -340,7 +359,8 @@ Status emitKit(const Workspace& workspace, const EmitSpec& spec, const VerifySpe
   std::sort(result.files.begin(), result.files.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });
   result.computed = true;
-  return outputs::writeEmitManifest(model, out / "emit.json");
+  if (auto st = outputs::writeEmitManifest(model, out / "emit.json"); !st) return st;
+  return emit::writeEmitState(out, tree.state(patch.text()));
 }
 
 }  // namespace migrate

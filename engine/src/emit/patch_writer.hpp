@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "acquire/git_session.hpp"
 #include "migrate/engine/result.hpp"
@@ -17,6 +18,11 @@ class PatchWriter {
   /// the executable bit when `executable`. Identical texts add nothing.
   Status add(const std::string& path, const std::optional<std::string>& before, const std::string& after,
              bool executable = false);
+  /// Appends a part an earlier writer made (a whole file's diff).
+  void append(std::string_view part) {
+    text_ += part;
+    ++files_;
+  }
   const std::string& text() const { return text_; }
   std::size_t files() const { return files_; }
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-#include "emit/python_layout.hpp"
+#include "parse/python_parser.hpp"
 
 namespace migrate::emit {
 namespace {
@@ -147,6 +147,17 @@ std::string applyOperations(const std::string& original, std::vector<Operation> 
   return out;
 }
 
+/// The layout of a Python file emit edits that its analysis did not report on (a repository
+/// pass did): parsed as the analysis parses it. A file that cannot be parsed gets the imports at
+/// its end and its TODO lines above the lines they concern.
+PythonLayout parsedLayout(const std::string& path, const std::string& original) {
+  auto parsed = parse::parsePython(path, original);
+  if (parsed) return (*parsed)->takeLayout();
+  PythonLayout layout;
+  layout.import_offset = static_cast<std::uint32_t>(original.size());
+  return layout;
+}
+
 }  // namespace
 
 std::string applyFixes(const std::string& text, const std::vector<const sdk::Finding*>& findings,
@@ -172,7 +183,7 @@ std::string commentPrefixFor(const std::string& path) {
 }
 
 FileAdaptation adaptSource(const std::string& path, const std::string& original,
-                           const std::vector<const sdk::Finding*>& findings) {
+                           const std::vector<const sdk::Finding*>& findings, const PythonLayout* given) {
   FileAdaptation result;
   const auto size = static_cast<std::uint32_t>(original.size());
   const std::string newline = original.find("\r\n") != std::string::npos ? "\r\n" : "\n";
@@ -204,9 +215,10 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
 
   std::vector<Operation> inserts;
   const bool python = isPython(path);
-  std::optional<PythonLayout> layout;
+  std::optional<PythonLayout> parsed;
+  const PythonLayout* layout = nullptr;
   if (python && (!accepted.empty() || !result.manual.empty() || !result.conflicting.empty()))
-    layout = layoutOf(original);
+    layout = given ? given : &parsed.emplace(parsedLayout(path, original));
 
   // The adaptation imports, once per Python file that was edited.
   if (python && !accepted.empty()) {

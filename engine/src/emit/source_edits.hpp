@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "migrate/engine/python_layout.hpp"
 #include "migrate/sdk/finding.hpp"
 
 namespace migrate::emit {
@@ -39,8 +40,10 @@ struct FileAdaptation {
 };
 
 /// Adapts `original`, the text of repository file `path`, for `findings` (all of that file).
+/// A Python file's `layout` comes from its analysis when it has one; else it is parsed here.
 FileAdaptation adaptSource(const std::string& path, const std::string& original,
-                           const std::vector<const sdk::Finding*>& findings);
+                           const std::vector<const sdk::Finding*>& findings,
+                           const PythonLayout* layout = nullptr);
 
 /// `text` with only the findings' fixes applied, chosen as adaptSource chooses them (a finding's
 /// edits all or none, shared edits once, overlapping ones left out); `fixed` receives the indices

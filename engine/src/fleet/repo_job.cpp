@@ -1,9 +1,11 @@
 #include "fleet/repo_job.hpp"
+#include "emit/emit_state.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
 
+#include "emit/emit_state.hpp"
 #include "fleet/child_run.hpp"
 #include "fleet/delivery.hpp"
 #include "fleet/mirror.hpp"
@@ -123,6 +125,15 @@ std::optional<RepoRun> runRepository(const NightContext& night, const RepoSpec& 
       cached.finished_at = utcNow();
       return cached;
     }
+  }
+
+  // The emit starts from the repository's last kit (a file it already holds is hard-linked, not
+  // written); not part of the key: the kit is the same either way.
+  if (const std::optional<RepoRun> last = night.previous(repo.name); last && !last->output_dir.empty()) {
+    const fs::path base = night.dir / last->output_dir;
+    std::error_code ec;
+    if (base != out && fs::exists(base / emit::kEmitStateFile, ec))
+      overrides.push_back({"emit.base", yamlString(base.string())});
   }
 
   // The run, as a child process of its own.

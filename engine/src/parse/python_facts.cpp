@@ -6,10 +6,12 @@
 #include <algorithm>
 
 #include "parse/python_facts.hpp"
+#include "parse/python_layout.hpp"
 
 namespace migrate::parse {
 
 bool FactExtractor::run(TSNode root) {
+  m_.layout_.import_offset = importOffsetOf(root, src_);
   cursor_ = ts_tree_cursor_new(root);
   visit(root, 0);
   ts_tree_cursor_delete(&cursor_);
@@ -69,6 +71,12 @@ void FactExtractor::visit(TSNode n, int positional) {
   bool descend = true;
   bool message = false;
   if (type == sym_.error || ts_node_is_missing(n)) noteError(n);
+  // A statement: a child of the module or of a block (pre-order, nested after its parent).
+  if (const TSNode parent = parentAt(0); type != sym_.comment && !ts_node_is_null(parent))
+    if (const TSSymbol p = ts_node_symbol(parent); p == sym_.module || p == sym_.block) {
+      const std::uint32_t start = ts_node_start_byte(n);
+      m_.layout_.statements.push_back({start, ts_node_end_byte(n), lineStartOf(src_, start)});
+    }
   if (type == sym_.import_statement || type == sym_.import_from_statement) {
     onImport(n);
     descend = false;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "migrate/engine/python_layout.hpp"
 #include "migrate/sdk/module.hpp"
 
 namespace migrate::parse {
@@ -40,6 +41,9 @@ class PythonModule final : public sdk::Module {
   bool truncated() const { return truncated_; }
   /// Byte ranges of the branches the NPU never takes (values/platform_branches.hpp).
   const std::vector<std::pair<std::uint32_t, std::uint32_t>>& offNpuRanges() const { return off_npu_; }
+  /// Where emit may insert lines (taken by the fact walk, so emit need not parse again).
+  const PythonLayout& layout() const { return layout_; }
+  PythonLayout takeLayout() { return std::move(layout_); }
 
  private:
   friend class FactExtractor;
@@ -56,6 +60,7 @@ class PythonModule final : public sdk::Module {
   std::uint32_t first_error_line_ = 0;
   bool truncated_ = false;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> off_npu_;
+  PythonLayout layout_;
   const std::unordered_set<std::string>* project_roots_ = nullptr;
 };
 

@@ -18,6 +18,7 @@ struct Symbols {
     assignment = named(l, "assignment");
     attribute = named(l, "attribute");
     binary_operator = named(l, "binary_operator");
+    block = named(l, "block");
     boolean_operator = named(l, "boolean_operator");
     call = named(l, "call");
     class_definition = named(l, "class_definition");
@@ -89,6 +90,7 @@ struct Symbols {
   TSSymbol assignment = 0;
   TSSymbol attribute = 0;
   TSSymbol binary_operator = 0;
+  TSSymbol block = 0;
   TSSymbol boolean_operator = 0;
   TSSymbol call = 0;
   TSSymbol class_definition = 0;

@@ -173,13 +173,14 @@ PipelineSpec readSpec(const Reader& r, const YAML::Node& doc, const std::filesys
   spec.plan = defaultPlanSpec();
   readPlanSpec(r, doc["plan"], spec.plan);
   if (const YAML::Node emit = doc["emit"]) {
-    r.checkKeys(emit, {"templates", "layout"}, "emit");
+    r.checkKeys(emit, {"templates", "layout", "base"}, "emit");
     if (emit["templates"]) {
       spec.emit.templates = r.string(emit["templates"], "emit.templates");
       if (std::filesystem::path(spec.emit.templates).is_relative())
         spec.emit.templates = (file.parent_path() / spec.emit.templates).lexically_normal().string();
     }
     if (emit["layout"]) spec.emit.layout = r.choice(emit["layout"], {"copy", "siblings"}, "emit.layout");
+    if (emit["base"]) spec.emit.base = r.string(emit["base"], "emit.base");
   }
   readVerifySpec(r, doc["verify"], doc["targets"], spec);
   if (const YAML::Node report = doc["report"]) {
@@ -286,6 +287,7 @@ std::string dumpPipeline(const PipelineSpec& spec) {
   out << YAML::Key << "emit" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "templates" << YAML::Value << spec.emit.templates;
   out << YAML::Key << "layout" << YAML::Value << spec.emit.layout;
+  if (!spec.emit.base.empty()) out << YAML::Key << "base" << YAML::Value << spec.emit.base;
   out << YAML::EndMap;
   emitVerifySpec(out, spec);
   out << YAML::Key << "report" << YAML::Value << YAML::BeginMap;

@@ -416,6 +416,9 @@ int runPipeline(const PipelineSpec& spec, const RunOptions& options) {
       } else {
         model.stages.push_back({stage, "completed", emitSummary(model), secs});
         log->info("emit: {} ({:.2f} s, peak RSS {:.0f} MB)", emitSummary(model), secs, peakRssMb());
+        if (model.emit.tree_reused)  // in the log only: the outputs are those of a cold emit
+          log->info("emit: adapted/: {} of {} files kept from the previous emit", model.emit.tree_reused,
+                    model.emit.tree_files);
       }
       if (moreToRun(stage)) persist(model, out, *log);
       continue;

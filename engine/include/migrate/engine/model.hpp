@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "migrate/engine/plan.hpp"
+#include "migrate/engine/python_layout.hpp"
 #include "migrate/engine/workspace.hpp"
 #include "migrate/sdk/emit.hpp"
 #include "migrate/sdk/finding.hpp"
@@ -84,6 +85,8 @@ struct EmitResult {
   std::size_t findings_fixed = 0;
   std::size_t conflicts = 0;                ///< findings whose edits overlapped others (manual work instead)
   std::vector<std::size_t> fixed_findings;  ///< indices into MigrationModel::findings, ascending
+  std::size_t tree_files = 0;               ///< files and links placed in the adapted tree
+  std::size_t tree_reused = 0;  ///< of those, kept or linked from the previous emit (not in emit.json)
   /// Whether the emit stage applied the fix of finding `index`.
   bool isFixed(std::size_t index) const {
     return std::binary_search(fixed_findings.begin(), fixed_findings.end(), index);
@@ -190,6 +193,9 @@ struct MigrationModel {
   std::vector<sdk::Diagnostic> diagnostics;
   std::vector<StageRecord> stages;
   std::vector<ModuleSummary> modules;  ///< one per parsed Python file, sorted by path
+  /// Where emit may insert lines into the Python files the file analysis reported on (taken from
+  /// the analysis' syntax tree; emit parses the other files it edits itself).
+  std::map<std::string, PythonLayout> layouts;
   PlanResult plan;
   EmitResult emit;
   VerifyResult verify;

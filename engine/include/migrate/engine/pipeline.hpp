@@ -64,6 +64,9 @@ struct EmitSpec {
   /// modules are written next to the originals as <name>_npu.py, with the project's imports
   /// between adapted modules pointing to the _npu versions.
   std::string layout = "copy";
+  /// An earlier output directory whose kit this emit starts from (a fleet's previous night):
+  /// files it already holds are hard-linked, not written. Empty: the output directory itself.
+  std::string base;
 };
 
 /// The report stage's settings (`report:`).

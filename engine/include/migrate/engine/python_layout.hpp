@@ -1,12 +1,13 @@
 #pragma once
 /// Where lines may be inserted into a Python file without changing what it means: the place for
-/// the adaptation imports, and the first line of the statement around a byte offset.
+/// the adaptation imports, and the first line of the statement around a byte offset. Taken from
+/// the syntax tree the analysis parses, so that emit need not parse the file again.
 
 #include <cstdint>
-#include <string>
+#include <string_view>
 #include <vector>
 
-namespace migrate::emit {
+namespace migrate {
 
 struct PythonLayout {
   /// Byte offset (a line start, or the end of the text) before the first top-level statement
@@ -17,15 +18,15 @@ struct PythonLayout {
     std::uint32_t start = 0;
     std::uint32_t end = 0;
     std::uint32_t line_start = 0;
+    bool operator==(const Statement&) const = default;
   };
   std::vector<Statement> statements;  ///< pre-order: sorted by start, nested after their parent
 
   /// Start of the line on which the innermost statement containing `offset` begins; the start
   /// of `offset`'s own line when no statement contains it.
-  std::uint32_t statementLineStart(std::uint32_t offset, const std::string& text) const;
+  std::uint32_t statementLineStart(std::uint32_t offset, std::string_view text) const;
+
+  bool operator==(const PythonLayout&) const = default;
 };
 
-/// Parses `text` with tree-sitter (parse errors tolerated: the parts that parse are used).
-PythonLayout layoutOf(const std::string& text);
-
-}  // namespace migrate::emit
+}  // namespace migrate
