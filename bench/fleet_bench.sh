@@ -185,8 +185,9 @@ changed_repos | LC_ALL=C sort >"$work/changed"
 while read -r name; do
   target="pkg000/mod00000.py"
   if [[ ${#real_repos[@]} -gt 0 ]]; then
-    target="$(git -C "$work/repos/$name" grep -l cuda -- '*.py' | head -n 1)"
-    [[ -n "$target" ]] || target="$(git -C "$work/repos/$name" ls-files '*.py' | head -n 1)"
+    target="$(git -C "$work/repos/$name" grep -l cuda -- '*.py' || true)"   # 1: nothing matched
+    [[ -n "$target" ]] || target="$(git -C "$work/repos/$name" ls-files '*.py')"
+    target="${target%%$'\n'*}"
     [[ -n "$target" ]] || target="night3.py"
   fi
   cat >>"$work/repos/$name/$target" <<'EOF'
