@@ -250,6 +250,10 @@ int main(int argc, char** argv) {
   fleet_run_cmd->add_option("--shard", fleet_shard,
                             "I/N: this machine's slice of the manifest (1 <= I <= N)");
   fleet_run_cmd->add_option("--night", fleet_run.night, "The night's label (default: today's UTC date)");
+  fleet_run_cmd->add_option(
+      "--executable", fleet_run.executable,
+      "The migrate-pipeline the runs, Slurm tasks or Kubernetes pods start (default: this "
+      "one; k8s from a build tree: migrate-pipeline on the image's PATH)");
   fleet_run_cmd->add_flag("-q,--quiet", fleet_run.quiet, "Only failures and the summary");
   fleet_run_cmd
       ->add_option("--scheduler", fleet_run.scheduler,

@@ -1,7 +1,11 @@
 // Where migrate-pipeline finds what it ships, relative to its own executable: installed trees,
-// build trees and symbolic links on fake prefixes; pipelines by name.
+// build trees and symbolic links on fake prefixes; pipelines by name; the executable the fleet's
+// schedulers run and the scripts that name it.
 #include <gtest/gtest.h>
 
+#include "fleet/k8s_jobs.hpp"
+#include "fleet/scheduler_executable.hpp"
+#include "fleet/slurm_jobs.hpp"
 #include "migrate/engine/install_layout.hpp"
 #include "support/test_support.hpp"
 
@@ -99,6 +103,46 @@ TEST(InstallLayout, AnUnknownPipelineNamesTheShippedOnes) {
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no pipelines are shipped in"), std::string::npos)
       << none.error().message;
+}
+
+TEST(SchedulerExecutable, TheInstalledExecutableUnlessOneIsGiven) {
+  TempDir tmp;
+  const InstallLayout installed = installLayoutOf(fakeInstall(tmp / "usr"));
+  for (const char* scheduler : {"local", "slurm", "k8s"})
+    EXPECT_EQ(fleet::schedulerExecutable({}, scheduler, installed), installed.executable) << scheduler;
+  const fs::path given = "/opt/migrate/bin/migrate-pipeline";
+  for (const char* scheduler : {"local", "slurm", "k8s"})
+    EXPECT_EQ(fleet::schedulerExecutable(given, scheduler, installed), given) << scheduler;
+  // A relative path is the submitting machine's, except in an image.
+  EXPECT_EQ(fleet::schedulerExecutable("bin/mp", "slurm", installed), fs::current_path() / "bin/mp");
+  EXPECT_EQ(fleet::schedulerExecutable("bin/mp", "k8s", installed), fs::path("bin/mp"));
+  EXPECT_EQ(fleet::schedulerExecutable("migrate-pipeline", "slurm", installed), fs::path("migrate-pipeline"));
+}
+
+TEST(SchedulerExecutable, FromABuildTreeKubernetesPodsRunTheImagesOwn) {
+  TempDir tmp;
+  writeFile(tmp / "build/CMakeCache.txt", "");
+  const InstallLayout build = installLayoutOf(tmp / "build/bin/migrate-pipeline");
+  EXPECT_EQ(fleet::schedulerExecutable({}, "k8s", build), fs::path("migrate-pipeline"));
+  EXPECT_EQ(fleet::schedulerExecutable({}, "slurm", build), tmp / "build/bin/migrate-pipeline");
+}
+
+TEST(SchedulerExecutable, TheJobScriptsCallTheExecutable) {
+  const std::string exe = "/opt/migrate pipeline/bin/migrate-pipeline";
+  fleet::SlurmOptions slurm;
+  slurm.manifest = "/shared/fleet.yaml";
+  slurm.dir = "/shared/fleet";
+  slurm.executable = exe;
+  slurm.night = "n1";
+  for (const std::string& script : {fleet::slurmArrayScript(slurm), fleet::slurmMergeScript(slurm)})
+    EXPECT_NE(script.find("'" + exe + "' fleet "), std::string::npos) << script;
+  fleet::K8sOptions k8s;
+  k8s.manifest = "/fleet/fleet.yaml";
+  k8s.dir = "/fleet/out";
+  k8s.night = "n1";
+  k8s.executable = exe;
+  for (const std::string& job : {fleet::k8sShardJob(k8s), fleet::k8sMergeJob(k8s)})
+    EXPECT_NE(job.find("'" + exe + "' fleet "), std::string::npos) << job;
 }
 
 }  // namespace
