@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything migrate-pipeline needs to build, run and test on Debian 12.
+# Installs everything migrate-pipeline needs to build, run and test on Debian 12 (--with-tests),
+# and to make and test its Debian packages (--with-packaging).
 # Idempotent: when every package is already installed it only checks and returns.
 set -euo pipefail
 
@@ -21,6 +22,9 @@ test_packages=(
   slurmctld slurmd slurm-client munge  # a one-node Slurm cluster on loopback for the fleet tests
   clang libclang-rt-14-dev  # the fuzz targets (cmake --preset fuzz): clang 14 and its libFuzzer
 )
+# Used by scripts/package.sh (CPack's shlibdeps needs dpkg-shlibdeps and file; lintian checks the
+# packages) and scripts/package-test.sh (a fresh Debian 12 root to install them in).
+packaging_packages=(dpkg-dev file lintian debootstrap)
 # Microsoft's SARIF validator from npm, for the SARIF tests: pinned, into a git-ignored prefix of
 # this checkout, where cmake/MigrateSarifValidator.cmake looks for it.
 sarif_version=5.7.0
@@ -45,12 +49,24 @@ install_sarif_validator() {
   chmod u+x "$package/sarif-multitool-linux/Sarif.Multitool"
 }
 
+with_tests=0 with_packaging=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-tests) with_tests=1 ;;
+    --with-packaging) with_packaging=1 ;;
+    *) echo "usage: scripts/setup.sh [--with-tests] [--with-packaging]" >&2; exit 2 ;;
+  esac
+done
+
 want=("${build_packages[@]}")
 # npm fetches the tree-sitter grammar sources; Debian's package only when no npm is installed
 # (a Node.js from elsewhere conflicts with it).
 command -v npm >/dev/null 2>&1 || want+=(npm)
-if [[ "${1:-}" == "--with-tests" ]]; then
+if ((with_tests)); then
   want+=("${test_packages[@]}")
+fi
+if ((with_packaging)); then
+  want+=("${packaging_packages[@]}")
 fi
 
 missing=()
@@ -70,6 +86,6 @@ else
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-if [[ "${1:-}" == "--with-tests" ]]; then
+if ((with_tests)); then
   install_sarif_validator
 fi

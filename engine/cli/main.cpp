@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "build_info.hpp"
 #include "migrate/engine/fleet.hpp"
+#include "migrate/engine/install_layout.hpp"
 #include "migrate/engine/pipeline.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "migrate/engine/plugin_scaffold.hpp"
@@ -78,10 +80,21 @@ struct OverrideFlags {
   }
 };
 
-Result<PipelineSpec> loadWithOverrides(const std::string& file, const OverrideFlags& flags) {
+/// `--version`: the version, the commit, what a plugin must match, and where this one looks.
+std::string versionText() {
+  const InstallLayout& layout = installLayout();
+  return std::string("migrate-pipeline ") + sdk::kSdkVersion + "\ncommit: " + build_info::kGitCommit +
+         "\nplugin ABI: " + std::to_string(sdk::kAbiVersion) + " (" + MIGRATE_TOOLCHAIN_TAG + ")" +
+         "\nplugins: " + defaultPluginDir().string() + "\npipelines: " + layout.pipeline_dir.string() +
+         (layout.build_tree ? " (build tree)" : "");
+}
+
+Result<PipelineSpec> loadWithOverrides(const std::string& name, const OverrideFlags& flags) {
+  auto file = resolvePipeline(name, installLayout());
+  if (!file) return file.error();
   auto overrides = flags.overrides();
   if (!overrides) return overrides.error();
-  auto spec = loadPipeline(file, overrides.value());
+  auto spec = loadPipeline(file.value(), overrides.value());
   if (spec)
     for (const auto& dir : flags.rule_packs)
       spec->rule_packs.push_back(fs::absolute(dir).lexically_normal().string());
@@ -130,9 +143,9 @@ int configDump(const std::string& file, const OverrideFlags& flags) {
 int main(int argc, char** argv) {
   CLI::App app{"migrate-pipeline: analyse a PyTorch/CUDA repository and migrate it to Ascend NPUs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("migrate-pipeline ") + sdk::kSdkVersion +
-                                        " (plugin SDK ABI " + std::to_string(sdk::kAbiVersion) + ", " +
-                                        MIGRATE_TOOLCHAIN_TAG + ")");
+  app.set_version_flag(
+      "--version", versionText,
+      "Print the version, git commit and plugin ABI, and where plugins and pipelines are found");
   app.footer(
       "Exit codes: 0 success, 2 usage or pipeline error, 3 source not acquired, 4 plugin or rule pack error, "
       "5 a stage failed (earlier outputs kept); fleet: 6 some repositories failed, 7 the fleet directory is "
@@ -142,7 +155,9 @@ int main(int argc, char** argv) {
   OverrideFlags run_flags;
   bool quiet = false;
   auto* run = app.add_subcommand("run", "Run a pipeline");
-  run->add_option("pipeline", pipeline, "Pipeline YAML file")->required();
+  run->add_option("pipeline", pipeline,
+                  "Pipeline YAML file, or a shipped pipeline's name (full, analyze-only)")
+      ->required();
   run_flags.add(run);
   run->add_flag("-q,--quiet", quiet, "Only warnings and errors");
 
@@ -213,7 +228,7 @@ int main(int argc, char** argv) {
   std::string dump_file;
   OverrideFlags dump_flags;
   auto* dump = config->add_subcommand("dump", "Print the effective, validated pipeline");
-  dump->add_option("pipeline", dump_file, "Pipeline YAML file")->required();
+  dump->add_option("pipeline", dump_file, "Pipeline YAML file, or a shipped pipeline's name")->required();
   dump_flags.add(dump);
 
   auto* fleet = app.add_subcommand("fleet", "Many repositories, every night: run, status, history, merge");
@@ -235,6 +250,10 @@ int main(int argc, char** argv) {
   fleet_run_cmd->add_option("--shard", fleet_shard,
                             "I/N: this machine's slice of the manifest (1 <= I <= N)");
   fleet_run_cmd->add_option("--night", fleet_run.night, "The night's label (default: today's UTC date)");
+  fleet_run_cmd->add_option(
+      "--executable", fleet_run.executable,
+      "The migrate-pipeline the runs, Slurm tasks or Kubernetes pods start (default: this "
+      "one; k8s from a build tree: migrate-pipeline on the image's PATH)");
   fleet_run_cmd->add_flag("-q,--quiet", fleet_run.quiet, "Only failures and the summary");
   fleet_run_cmd
       ->add_option("--scheduler", fleet_run.scheduler,
@@ -306,7 +325,12 @@ int main(int argc, char** argv) {
     return fleetMerge(fleet_dir, shards, merge_manifest, merge_night);
   }
   if (!plugins_pipeline.empty()) {
-    auto spec = loadPipeline(plugins_pipeline, {});
+    auto file = resolvePipeline(plugins_pipeline, installLayout());
+    if (!file) {
+      std::cerr << "error: " << file.error().message << "\n";
+      return kExitUsage;
+    }
+    auto spec = loadPipeline(file.value(), {});
     if (!spec) {
       std::cerr << "error: " << spec.error().message << "\n";
       return kExitUsage;

@@ -50,7 +50,9 @@ bool hasDiagnostic(const json& doc, const std::string& code, const std::string& 
 TEST(Cli, VersionHelpAndPlugins) {
   auto v = run(cli() + " --version");
   EXPECT_EQ(v.exit_code, 0);
-  EXPECT_NE(v.output.find("migrate-pipeline 0.4.0"), std::string::npos);
+  EXPECT_NE(v.output.find("migrate-pipeline 0.4.0\ncommit: "), std::string::npos) << v.output;
+  EXPECT_NE(v.output.find("\nplugins: " + test::pluginDir().string() + "\n"), std::string::npos) << v.output;
+  EXPECT_NE(v.output.find(" (build tree)"), std::string::npos) << v.output;
   auto h = run(cli() + " --help");
   EXPECT_EQ(h.exit_code, 0);
   EXPECT_NE(h.output.find("Exit codes"), std::string::npos);
@@ -59,6 +61,30 @@ TEST(Cli, VersionHelpAndPlugins) {
   EXPECT_NE(p.output.find("device 0.1.0  domain=device  rules="), std::string::npos) << p.output;
   auto none = run(cli() + " frobnicate");
   EXPECT_EQ(none.exit_code, 2);
+}
+
+TEST(Cli, PipelinesRunByTheirShippedNameOrPath) {
+  TempDir out;
+  // The build tree links the shipped pipelines as an installation holds them.
+  auto dump = run(cli() + " config dump analyze-only --output " + quote((out / "a").string()));
+  ASSERT_EQ(dump.exit_code, 0) << dump.output;
+  EXPECT_NE(dump.output.find("name: analyze-only"), std::string::npos) << dump.output;
+  auto r = run(cli() + " run full --stages analyze -q --output " + quote((out / "b").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(out / "b/findings.json"));
+  auto unknown = run(cli() + " run nope");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("pipeline 'nope': no such file, and no shipped pipeline of that name; the "
+                                "shipped pipelines ("),
+            std::string::npos)
+      << unknown.output;
+  EXPECT_NE(unknown.output.find("): analyze-only, full; give a pipeline YAML file or one of their names"),
+            std::string::npos)
+      << unknown.output;
+  auto missing = run(cli() + " run " + quote((out / "none.yaml").string()));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("none.yaml': no such file; the shipped pipelines"), std::string::npos)
+      << missing.output;
 }
 
 TEST(Cli, RunsTheBundledExampleDeterministically) {

@@ -420,9 +420,11 @@ TEST_F(FleetTest, KubernetesJobsRunTheShardsAndTheMergeGivesTheLocalResult) {
     repos += "  - {name: " + name + ", source: src/" + name + "}\n";
   }
   manifest(repos);
+  // The pods run the executable given (the image's); this one, for the test to play the cluster.
   const CommandResult w = night(
       "--scheduler k8s --shards 3 --parallelism 2 --image registry.example/mp:1 "
-      "--claim fleet-pvc --cpu 1 --memory 2Gi --night 2026-11-26");
+      "--claim fleet-pvc --cpu 1 --memory 2Gi --night 2026-11-26 --executable " +
+      quote(cli().string()));
   ASSERT_EQ(w.exit_code, 0) << w.output;
   EXPECT_FALSE(fs::exists(out() / "fleet.db"));  // nothing ran here
   const YAML::Node shards = YAML::LoadFile((out() / "k8s/fleet-job.yaml").string());
@@ -443,19 +445,31 @@ TEST_F(FleetTest, KubernetesJobsRunTheShardsAndTheMergeGivesTheLocalResult) {
   EXPECT_EQ(pod["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>(), "fleet-pvc");
   const std::string script = c["args"][0].as<std::string>();
   EXPECT_NE(script.find("JOB_COMPLETION_INDEX"), std::string::npos);
+  EXPECT_NE(script.find(quote(cli().string()) + " fleet run "), std::string::npos) << script;
   const YAML::Node merge = YAML::LoadFile((out() / "k8s/fleet-merge-job.yaml").string());
   EXPECT_EQ(merge["metadata"]["name"].as<std::string>(), "migrate-fleet-2026-11-26-merge");
   const std::string merge_script =
       merge["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>();
 
+  EXPECT_NE(merge_script.find(quote(cli().string()) + " fleet merge "), std::string::npos) << merge_script;
+  // Without --executable, a build tree's jobs run migrate-pipeline from the image's PATH.
+  const CommandResult from_build =
+      fleet("run " + quote((dir_ / "fleet.yaml").string()) + " --output " + quote((dir_ / "k8s2").string()) +
+            " --scheduler k8s --night 2026-11-26");
+  ASSERT_EQ(from_build.exit_code, 0) << from_build.output;
+  const std::string image_script =
+      YAML::LoadFile(
+          (dir_ / "k8s2/k8s/fleet-job.yaml").string())["spec"]["template"]["spec"]["containers"][0]["args"][0]
+          .as<std::string>();
+  EXPECT_NE(image_script.find("\n'migrate-pipeline' fleet run "), std::string::npos) << image_script;
+
   // Run the containers' scripts as the cluster would: each index, then the merge.
-  const std::string path = "PATH=" + quote(cli().parent_path().string()) + ":\"$PATH\" ";
   for (int index = 0; index < 3; ++index) {
     const CommandResult shard =
-        run(path + "JOB_COMPLETION_INDEX=" + std::to_string(index) + " sh -c " + quote(script));
+        run("JOB_COMPLETION_INDEX=" + std::to_string(index) + " sh -c " + quote(script));
     ASSERT_EQ(shard.exit_code, 0) << shard.output;
   }
-  const CommandResult merged = run(path + "sh -c " + quote(merge_script));
+  const CommandResult merged = run("sh -c " + quote(merge_script));
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   EXPECT_TRUE(fs::exists(out() / "index.html"));
   const json k8s = status();

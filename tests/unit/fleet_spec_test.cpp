@@ -3,6 +3,7 @@
 
 #include "fleet/fleet_spec.hpp"
 #include "migrate/engine/fleet.hpp"
+#include "migrate/engine/install_layout.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate::fleet {
@@ -79,6 +80,19 @@ repos_file: more.csv
   EXPECT_EQ(f.repos[3].ref, "main");
 }
 
+TEST_F(FleetSpecTest, APipelineIsAPathRelativeToTheManifestOrAShippedPipelinesName) {
+  // The same manifest on every node where the package is installed: `pipeline: full`.
+  auto shipped = load("format: 1\npipeline: full\nrepos: [{name: a, source: x}]\n");
+  ASSERT_TRUE(shipped.ok()) << shipped.error().message;
+  EXPECT_EQ(shipped->pipeline, installLayout().pipeline_dir / "full.yaml");
+  EXPECT_TRUE(std::filesystem::is_regular_file(shipped->pipeline));
+  // A file beside the manifest comes first.
+  writeFile(dir_ / "full", "version: 1\nsource: {path: .}\nplugins: [device]\n");
+  auto local = load("format: 1\npipeline: full\nrepos: [{name: a, source: x}]\n");
+  ASSERT_TRUE(local.ok()) << local.error().message;
+  EXPECT_EQ(local->pipeline, dir_ / "full");
+}
+
 TEST_F(FleetSpecTest, ErrorsNamePlaceAndHint) {
   const std::string head = "format: 1\npipeline: pipelines/p.yaml\n";
   EXPECT_NE(error(head + "repos: [{name: a, source: x}]\nkeep_night: 3\n")
@@ -102,7 +116,9 @@ TEST_F(FleetSpecTest, ErrorsNamePlaceAndHint) {
             std::string::npos);
   EXPECT_NE(error("format: 2\npipeline: pipelines/p.yaml\nrepos: []\n").find("fleet.yaml:1:9: unsupported"),
             std::string::npos);
-  EXPECT_NE(error("format: 1\npipeline: nope.yaml\nrepos: [{name: a, source: x}]\n").find("no pipeline file"),
+  EXPECT_NE(error("format: 1\npipeline: nope.yaml\nrepos: [{name: a, source: x}]\n")
+                .find("nope.yaml (a path is relative to the manifest) and no shipped pipeline of that name "
+                      "(shipped: analyze-only, full)"),
             std::string::npos);
   EXPECT_NE(error(head).find("lists no repositories"), std::string::npos);
   EXPECT_NE(error(head + "repos: [{name: a, source: x}\n").find("malformed YAML"), std::string::npos);

@@ -21,6 +21,7 @@
 #include "fleet/k8s_jobs.hpp"
 #include "fleet/mirror.hpp"
 #include "fleet/repo_job.hpp"
+#include "fleet/scheduler_executable.hpp"
 #include "fleet/slurm_jobs.hpp"
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/runner.hpp"
@@ -200,12 +201,6 @@ void refreshDashboard(const Store& store, const fs::path& dir, FleetProgress& pr
     progress.note("dashboard: " + (dir / "index.html").string());
 }
 
-fs::path selfExecutable() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path("migrate-pipeline") : p;
-}
-
 }  // namespace
 
 bool parseShard(const std::string& text, int& index, int& count) {
@@ -266,13 +261,14 @@ int runFleet(const FleetRunOptions& options) {
     k8s.claim = options.claim;
     k8s.cpu = options.cpu;
     k8s.memory = options.memory;
+    k8s.executable = schedulerExecutable(options.executable, "k8s", installLayout()).string();
     return writeKubernetesNight(k8s);
   }
   if (options.scheduler == "slurm") {
     SlurmOptions slurm;
     slurm.manifest = fs::absolute(options.manifest).lexically_normal();
     slurm.dir = dir;
-    slurm.executable = options.executable.empty() ? selfExecutable() : options.executable;
+    slurm.executable = schedulerExecutable(options.executable, "slurm", installLayout());
     slurm.night = options.night.empty() ? utcNow("%Y-%m-%d") : options.night;
     slurm.shards = options.shards;
     slurm.array_limit = options.array_limit;
@@ -318,7 +314,7 @@ int runFleet(const FleetRunOptions& options) {
   // libgit2 stays initialised until the workers are gone: its per-thread error state is freed
   // when a thread ends, which it can only do while the library is up.
   const git::Session git_session;
-  CacheKeys keys(options.executable.empty() ? selfExecutable() : options.executable);
+  CacheKeys keys(schedulerExecutable(options.executable, "local", installLayout()));
   std::counting_semaphore<1024> fetch_slots(fleet.fetch.concurrency);
   std::counting_semaphore<1024> run_slots(jobs);
   std::mutex store_mutex;
@@ -326,7 +322,7 @@ int runFleet(const FleetRunOptions& options) {
   NightContext context{fleet,
                        dir,
                        night,
-                       options.executable.empty() ? selfExecutable() : options.executable,
+                       schedulerExecutable(options.executable, "local", installLayout()),
                        std::max(1, static_cast<int>(cores) / jobs),
                        options.rerun != "all",
                        keys,

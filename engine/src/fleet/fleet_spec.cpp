@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "migrate/engine/install_layout.hpp"
 #include "yaml/yaml_reader.hpp"
 
 namespace migrate::fleet {
@@ -161,11 +162,21 @@ FleetSpec readFleet(const Reader& r, const YAML::Node& doc, const fs::path& file
   FleetSpec spec;
   spec.file = file;
   const fs::path base = file.parent_path();
-  spec.pipeline = (base / r.string(doc["pipeline"], "pipeline")).lexically_normal();
+  // A path relative to the manifest, or a shipped pipeline's name (`pipeline: full`), the same
+  // on every node where the package is installed.
+  const std::string pipeline = r.string(doc["pipeline"], "pipeline");
+  const auto resolved = resolvePipeline(pipeline, installLayout(), base);
   std::error_code ec;
-  if (!fs::is_regular_file(spec.pipeline, ec))
-    r.fail(doc["pipeline"], "no pipeline file " + spec.pipeline.string() +
-                                " (the path is relative to the manifest; see pipelines/full.yaml)");
+  spec.pipeline = resolved ? resolved.value().lexically_normal() : (base / pipeline).lexically_normal();
+  if (!fs::is_regular_file(spec.pipeline, ec)) {
+    std::string shipped;
+    for (const std::string& name : shippedPipelines(installLayout()))
+      shipped += (shipped.empty() ? "" : ", ") + name;
+    r.fail(doc["pipeline"],
+           "no pipeline file " + spec.pipeline.string() +
+               " (a path is relative to the manifest) and no shipped pipeline of that name (" +
+               (shipped.empty() ? "none are shipped" : "shipped: " + shipped) + ")");
+  }
   if (doc["keep_nights"]) {
     const long long k = r.integer(doc["keep_nights"], "keep_nights");
     if (k < 1 || k > 10000) r.fail(doc["keep_nights"], "keep_nights must be between 1 and 10000");

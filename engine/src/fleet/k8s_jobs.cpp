@@ -126,8 +126,8 @@ int writeKubernetesNight(const K8sOptions& o) {
   }
   std::cerr << "fleet: wrote " << (o.dir / "k8s/fleet-job.yaml").string() << " (" << o.shards << " shards, "
             << o.parallelism << " at once) and " << (o.dir / "k8s/fleet-merge-job.yaml").string()
-            << "; the volume " << o.claim << " must hold " << o.dir.string()
-            << ", the manifest and its sources.\n"
+            << "; their pods run " << o.executable << " in the image " << o.image << "; the volume "
+            << o.claim << " must hold " << o.dir.string() << ", the manifest and its sources.\n"
             << "  kubectl apply -f " << (o.dir / "k8s/fleet-job.yaml").string() << "\n"
             << "  kubectl wait --for=condition=complete --timeout=24h job/" << k8sJobName(o.night) << "\n"
             << "  kubectl apply -f " << (o.dir / "k8s/fleet-merge-job.yaml").string() << "\n";

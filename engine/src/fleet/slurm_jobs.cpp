@@ -129,7 +129,7 @@ int runSlurmNight(const SlurmOptions& o) {
   }
   const std::string merge_id = merge->substr(0, merge->find(';'));
   std::cerr << "fleet: submitted the night " << o.night << " to Slurm: array " << array_id << " (" << o.shards
-            << " shards), merge job " << merge_id << "\n";
+            << " shards), merge job " << merge_id << "; the tasks run " << o.executable.string() << "\n";
   if (!o.wait) return kExitOk;
 
   std::size_t shown = static_cast<std::size_t>(-1);

@@ -1,11 +1,11 @@
 #include "migrate/engine/plugin_host.hpp"
 
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 
+#include "migrate/engine/install_layout.hpp"
 #include "rules/rule_loader.hpp"
 #include "rules/rule_pack.hpp"
 #include "rules/rule_set.hpp"
@@ -186,10 +186,7 @@ Result<LoadedPlugin> withRules(const LoadedPlugin& base, std::vector<rules::Rule
 
 fs::path defaultPluginDir() {
   if (const char* env = std::getenv("MIGRATE_PLUGIN_DIR"); env && *env) return env;
-  const fs::path exe_dir = boost::dll::program_location().parent_path().string();
-  const fs::path build_tree = exe_dir.parent_path() / "plugins";
-  if (fs::is_directory(build_tree)) return build_tree;
-  return exe_dir.parent_path() / "lib" / "migrate-pipeline" / "plugins";
+  return installLayout().plugin_dir;
 }
 
 }  // namespace migrate

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "emit/template_store.hpp"
+#include "migrate/engine/install_layout.hpp"
 #include "migrate/engine/plugin_host.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
@@ -54,14 +55,17 @@ std::string sdkMinorVersion() {
 }
 
 /// How the next steps tell CMake where the SDK is: the prefix this migrate-pipeline is installed
-/// in, or how to install it when it runs from a build tree.
+/// in, or how to install the SDK when it runs from a build tree or its package is missing.
 std::string prefixAdvice() {
-  std::error_code ec;
-  const fs::path prefix = fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path();
-  if (ec || fs::exists(prefix / "CMakeCache.txt", ec))  // build/bin/migrate-pipeline: not installed
+  const InstallLayout& layout = installLayout();
+  if (layout.build_tree)
     return "-DCMAKE_PREFIX_PATH=PREFIX   # after `cmake --install <migrate-pipeline's build> --prefix "
            "PREFIX`";
-  return "-DCMAKE_PREFIX_PATH=" + prefix.string();
+  std::error_code ec;
+  if (!fs::is_directory(layout.cmake_package_dir, ec))
+    return "-DCMAKE_PREFIX_PATH=" + layout.prefix.string() + "   # after installing the SDK there (" +
+           layout.cmake_package_dir.string() + " is missing): apt-get install migrate-pipeline-dev";
+  return "-DCMAKE_PREFIX_PATH=" + layout.prefix.string();
 }
 
 }  // namespace

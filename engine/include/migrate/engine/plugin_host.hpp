@@ -71,8 +71,8 @@ LoadedPlugin packPlugin(const rules::RulePack& pack);
 Result<LoadedPlugin> withRules(const LoadedPlugin& base, std::vector<rules::Rule> rules);
 
 /// The directory plugins are looked for in when the pipeline names none: $MIGRATE_PLUGIN_DIR,
-/// else `plugins/` beside the executable's directory (build tree), else
-/// `../lib/migrate-pipeline/plugins` (installed).
+/// else the executable's own (installLayout().plugin_dir: BUILD/plugins in a build tree,
+/// PREFIX/lib/migrate-pipeline/plugins installed).
 std::filesystem::path defaultPluginDir();
 
 }  // namespace migrate
