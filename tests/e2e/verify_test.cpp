@@ -179,6 +179,25 @@ TEST_F(VerifyExample, AMissingInterpreterIsAStatus) {
   EXPECT_NE(v["detail"].get<std::string>().find("/nonexistent/python3"), std::string::npos);
 }
 
+TEST_F(VerifyExample, AHostWithoutTorchReadsEnvironmentNotAnErrorOfTheVerification) {
+  TempDir dir;  // the host's python without its site packages: no torch, numpy or pytest
+  test::writeFile(dir / "python3", "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n");
+  fs::permissions(dir / "python3", fs::perms::owner_exec, fs::perm_options::add);
+  const auto r = reverify(out(), "--set " + quote("targets.local.python=" + (dir / "python3").string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json v = verifyJson(out());
+  EXPECT_EQ(v["status"], "completed");
+  std::map<std::string, std::string> outcomes;
+  for (const auto& c : v["checks"]) {
+    const std::string key = c["stage"].get<std::string>() + "/" + c["check"].get<std::string>();
+    outcomes[key] = c["outcome"];
+    EXPECT_NE(c["outcome"], "error") << key << ": " << c["detail"];
+    EXPECT_NE(c["outcome"], "introduced") << key << ": " << c["detail"];
+  }
+  EXPECT_EQ(outcomes["environment/torch"], "environment");
+  EXPECT_EQ(outcomes["function/device-round-trip"], "environment");
+}
+
 TEST_F(VerifyExample, AStageOverItsTimeoutIsKilledAndTheOthersStillRun) {
   const auto t0 = std::chrono::steady_clock::now();
   // Only the precision stage has the short limit: a cold `import torch` in the other stages may
