@@ -102,6 +102,7 @@ TEST_F(InstalledTree, AnUnknownPipelineNameListsTheShippedOnes) {
       << r.output;
 }
 
+#ifndef MIGRATE_SANITIZED_BUILD  // AddressSanitizer's metadata names the sources (tests/CMakeLists.txt)
 TEST_F(InstalledTree, NothingOfTheBuildOrTheCheckoutIsInTheInstalledBinaries) {
   const std::string build = test::binaryDir().string(), source = test::sourceDir().string();
   std::size_t checked = 0;
@@ -116,6 +117,7 @@ TEST_F(InstalledTree, NothingOfTheBuildOrTheCheckoutIsInTheInstalledBinaries) {
   }
   EXPECT_GE(checked, 8u) << "the executable and the seven plugins";
 }
+#endif
 
 TEST_F(InstalledTree, KubernetesJobsCallTheInstalledExecutableAndManifestsNameShippedPipelines) {
   writeFile(work() / "src/a/train.py", "import torch\ntorch.cuda.synchronize()\n");
