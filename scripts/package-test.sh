@@ -101,10 +101,10 @@ step "install as packaging/Containerfile does, then the first run"
 install_started=$SECONDS
 replay_containerfile
 installed=$((SECONDS - install_started))
-in_root sh -ec 'mkdir -p /root/work && cd /root/work && migrate-pipeline run full --output out/full' ||
+in_root sh -ec 'mkdir -p ~/work && cd ~/work && migrate-pipeline run full --output out/full' ||
   fail "migrate-pipeline run full"
 first_run=$((SECONDS - install_started))
-in_root sh -ec 'cd /root/work
+in_root sh -ec 'cd ~/work
   for f in out/full/findings.json out/full/verify.json out/full/npu_migration.patch out/full/CodeReview_Results_*.md \
            CodeReview_Results_*.md; do test -s "$f" || { echo "missing: $f"; exit 1; }; done
   python3 -c "import json, sys; v = json.load(open(\"out/full/verify.json\")); print(\"verify:\", v[\"status\"], v[\"verdict\"])"' ||
@@ -114,12 +114,12 @@ step "a two-night fleet over two local git repositories"
 in_root apt-get update -qq # the image's instructions removed the lists
 in_root apt-get install -y -qq --no-install-recommends git >/dev/null # the test's tool for its repositories
 in_root sh -ec '
-  cd /root/work
+  cd ~/work
   commit() { git -c user.name=test -c user.email=test@example.org commit -qam "$1"; }
   for r in alpha beta; do
     mkdir -p "repos/$r" && cd "repos/$r" && git init -q -b main
     printf "import torch\n\nmodel = torch.nn.Linear(4, 4).cuda()\ntorch.cuda.synchronize()\n" >train.py
-    git add -A && commit one && cd /root/work
+    git add -A && commit one && cd ~/work
   done
   printf "format: 1\npipeline: full\ndefaults: {stages: [analyze, plan, emit, report]}\nrepos:\n  - {name: alpha, source: repos/alpha}\n  - {name: beta, source: repos/beta}\n" >fleet.yaml
   migrate-pipeline fleet run fleet.yaml --output fleet --night night-1 -q
@@ -142,9 +142,9 @@ in_root migrate-pipeline rules test /usr/share/migrate-pipeline/examples/rule_pa
 step "apt-get install ./dist/*.deb, and new plugin against migrate-pipeline-dev"
 mkdir -p "$root/root/dist"
 cp dist/*.deb "$root/root/dist/"
-in_root sh -ec 'cd /root && apt-get install -y -qq --no-install-recommends ./dist/*.deb build-essential >/dev/null'
+in_root sh -ec 'cd ~ && apt-get install -y -qq --no-install-recommends ./dist/*.deb build-essential >/dev/null'
 in_root sh -ec '
-  cd /root/work
+  cd ~/work
   migrate-pipeline new plugin acme-gpu --dir plugins
   cd plugins/acme-gpu
   cmake -B build >/dev/null && cmake --build build >/dev/null

@@ -6,10 +6,13 @@
 #include <map>
 #include <optional>
 
+#include "parse/python_layout.hpp"
 #include "parse/python_parser.hpp"
 
 namespace migrate::emit {
 namespace {
+
+using parse::lineStartOf;
 
 bool isPython(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
@@ -21,11 +24,6 @@ bool isPython(const std::string& path) {
 struct Operation : Change {
   bool insertion = false;
 };
-
-std::uint32_t lineStartOf(const std::string& text, std::uint32_t offset) {
-  while (offset > 0 && text[offset - 1] != '\n') --offset;
-  return offset;
-}
 
 /// The first line of the logical line around `offset` (backslash continuations followed back).
 std::uint32_t logicalLineStart(const std::string& text, std::uint32_t offset) {

@@ -72,7 +72,11 @@ bool TreeWriter::reuse(const std::string& path, const std::string& digest, fs::p
   const fs::path from = previous_adapted_ / path;
   if (!untouched(from, *before)) return false;
   TreeFile entry = *before;
-  if (!in_place_) {
+  entry.source_digest = source_digest;
+  entry.patch_begin = entry.patch_end = 0;
+  if (in_place_) {
+    state_.files.insert_or_assign(path, std::move(entry));
+  } else {
     const fs::path target = adapted_ / path;
     if (!clear(target)) return false;
     std::error_code ec;
@@ -82,15 +86,8 @@ bool TreeWriter::reuse(const std::string& path, const std::string& digest, fs::p
       fs::copy_file(from, target, ec);
       if (ec) return false;
     }
-    const auto now = statOf(target);
-    if (!now) return false;
-    entry.size = now->size;
-    entry.mtime_ns = now->mtime_ns;
-    entry.perms = now->perms;
+    if (!record(path, std::move(entry))) return false;  // the new link's (or copy's) stat
   }
-  entry.source_digest = source_digest;
-  entry.patch_begin = entry.patch_end = 0;
-  state_.files.insert_or_assign(path, std::move(entry));
   ++reused_;
   return true;
 }
