@@ -64,9 +64,30 @@ for r in rows:
     stages = ", ".join(f"{k} {v:.2f}" for k, v in r["stages"].items() if v)
     print(f"{r['run']:<10} {r['wall']:7.2f} s  {r['wall'] / cold:5.3f} of cold   ({stages}) {r['kept']}")
 PY
-# Times aside: the run log, the stage times, the report's generation time, the emit state's file times.
-strip() { sed -E -e 's/"seconds": [0-9.e+-]+/"seconds": T/g' -e 's/"(started_at|startTimeUtc|endTimeUtc)": "[^"]*"/"\1": T/g' \
-  -e 's/^Report Generation Time: .*/Report Generation Time: T/' -e 's/[0-9.]+ s(,| )/T s\1/g' "$1"; }
+# Times aside: the run log, the stage times, the report's generation time, the emit state's file
+# times; and what the incremental run says it reused (a stage's "reused", a check's "reused" and
+# the verification's "N of M kept from the previous verification"), which a cold run has not.
+strip() {
+  if [[ "$1" == *.json ]]; then
+    python3 - "$1" <<'PY'
+import json, re, sys
+def clean(v):
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items() if k not in ("seconds", "duration", "started_at", "reused")}
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    if isinstance(v, str):
+        return re.sub(r"; \d+ of \d+ kept from the previous verification|; \d+ more test\(s\) kept from the "
+                      r"previous verification, their inputs unchanged", "", v)
+    return v
+print(json.dumps(clean(json.load(open(sys.argv[1]))), indent=1, sort_keys=True))
+PY
+  else
+    sed -E -e 's/"seconds": [0-9.e+-]+/"seconds": T/g' -e 's/"(started_at|startTimeUtc|endTimeUtc)": "[^"]*"/"\1": T/g' \
+      -e 's/^Report Generation Time: .*/Report Generation Time: T/' -e 's/[0-9.]+ s(,| )/T s\1/g' \
+      -e 's/ \(kept\) \|/ |/g' -e 's/; [0-9]+ of [0-9]+ kept from the previous verification//' "$1"
+  fi
+}
 different=0
 while IFS= read -r -d '' f; do
   rel="${f#"$work/out/"}"

@@ -31,6 +31,7 @@ struct OverrideFlags {
   std::string plugin_dir;
   std::vector<std::string> rule_packs;
   bool no_cache = false;
+  bool rerun_verify = false;
   std::vector<std::string> sets;
 
   void add(CLI::App* app) {
@@ -44,6 +45,9 @@ struct OverrideFlags {
                     "A rule pack directory to load besides the pipeline's rule_packs (repeatable)");
     app->add_flag("--no-cache", no_cache,
                   "Analyse every file anew; neither read nor write the analysis cache");
+    app->add_flag(
+        "--rerun-verify", rerun_verify,
+        "Run every verification check, even those whose inputs did not change (verify.reuse=false)");
     app->add_option("--set", sets, "Override a pipeline key: dotted.key=value (value is YAML; null removes)");
   }
 
@@ -71,6 +75,7 @@ struct OverrideFlags {
     if (!stages.empty()) out.push_back({"stages", "[" + stages + "]"});
     if (!plugin_dir.empty()) out.push_back({"plugin_dir", fs::absolute(plugin_dir).string()});
     if (no_cache) out.push_back({"cache.enabled", "false"});
+    if (rerun_verify) out.push_back({"verify.reuse", "false"});
     for (const auto& s : sets) {
       auto o = parseOverride(s);
       if (!o) return o.error();
@@ -164,10 +169,13 @@ int main(int argc, char** argv) {
   std::string verify_dir;
   std::vector<std::string> verify_sets;
   bool verify_quiet = false;
+  bool verify_rerun = false;
   auto* verify = app.add_subcommand("verify", "Run the verification again on a run's output directory");
   verify->add_option("output_dir", verify_dir, "Output directory of `migrate-pipeline run`")->required();
   verify->add_option("--set", verify_sets, "Override a key of the run's pipeline, e.g. verify.target=lab");
   verify->add_flag("-q,--quiet", verify_quiet, "Only warnings and errors");
+  verify->add_flag("--rerun-verify", verify_rerun,
+                   "Run every check, even those whose inputs did not change since the last verification");
 
   std::string report_dir;
   std::vector<std::string> report_sets;
@@ -356,6 +364,7 @@ int main(int argc, char** argv) {
       }
       overrides.push_back(o.value());
     }
+    if (*verify && verify_rerun) overrides.push_back({"verify.reuse", "false"});
     RunOptions options;
     options.terminal = isatty(STDERR_FILENO) != 0;
     options.quiet = *verify ? verify_quiet : report_quiet;

@@ -168,8 +168,10 @@ void writeFindingsJson(std::ostream& out, const MigrationModel& m) {
   j["run"] = {
       {"pipeline", m.pipeline_name}, {"pipeline_file", m.pipeline_file}, {"started_at", m.started_at}};
   ordered_json stages = ordered_json::array();
-  for (const auto& s : m.stages)
+  for (const auto& s : m.stages) {
     stages.push_back({{"name", s.name}, {"status", s.status}, {"detail", s.detail}, {"seconds", s.seconds}});
+    if (s.kept > 0) stages.back()["reused"] = {{"kept", s.kept}, {"of", s.total}};
+  }
   j["run"]["stages"] = stages;
   j["source"] = {{"kind", m.source.kind},
                  {"location", m.source.location},

@@ -86,7 +86,12 @@ void readModel(const Field& doc, MigrationModel& m) {
   m.pipeline_file = run["pipeline_file"].string();
   m.started_at = run["started_at"].string();
   m.stages = run["stages"].list([](const Field& s) {
-    return StageRecord{s["name"].string(), s["status"].string(), s["detail"].string(), s["seconds"].number()};
+    StageRecord r{s["name"].string(), s["status"].string(), s["detail"].string(), s["seconds"].number()};
+    if (s.has("reused")) {
+      r.kept = s["reused"]["kept"].size();
+      r.total = s["reused"]["of"].size();
+    }
+    return r;
   });
   const Field source = doc["source"];
   m.source.kind = source["kind"].string();

@@ -21,7 +21,8 @@ Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
   doc["summary"] = {{"passed", r.count("passed")},
                     {"failed", r.count("failed")},
                     {"skipped", r.count("skipped")},
-                    {"error", r.count("error")}};
+                    {"error", r.count("error")},
+                    {"reused", r.reused()}};
   doc["outcomes"] = nlohmann::ordered_json::object();
   for (const char* outcome : kCheckOutcomes) doc["outcomes"][outcome] = r.outcomes(outcome);
   doc["checks"] = nlohmann::ordered_json::array();
@@ -38,6 +39,7 @@ Status writeVerifyJson(const VerifyResult& r, const std::string& tool_version,
          {"cause", c.cause},
          {"broken_by", c.broken_by},
          {"attribution", c.attribution},
+         {"reused", c.reused},
          {"reference", c.reference_status.empty() ? nlohmann::ordered_json(nullptr)
                                                   : nlohmann::ordered_json{{"status", c.reference_status},
                                                                            {"detail", c.reference_detail}}}});
@@ -72,6 +74,7 @@ Result<VerifyResult> readVerifyJson(const std::filesystem::path& file) {
       if (c.has("cause")) check.cause = c["cause"].string();
       if (c.has("broken_by")) check.broken_by = c["broken_by"].strings();
       if (c.has("attribution")) check.attribution = c["attribution"].string();
+      if (c.has("reused")) check.reused = c["reused"].boolean();
       if (const Field ref = c["reference"]; c.has("reference") && !ref.isNull()) {
         check.reference_status = ref["status"].string();
         check.reference_detail = ref["detail"].string();

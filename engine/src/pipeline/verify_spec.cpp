@@ -74,7 +74,7 @@ void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML:
     r.requireMap(verify, "verify");
     r.checkKeys(verify,
                 {"target", "timeout", "stage_timeout", "stage_timeouts", "tests", "precision", "benchmark",
-                 "attribution"},
+                 "attribution", "reuse"},
                 "verify");
     if (verify["target"]) {
       std::vector<std::string> names;
@@ -119,6 +119,7 @@ void readVerifySpec(const yaml::Reader& r, const YAML::Node& verify, const YAML:
       v.tests = r.string(t, "verify.tests");
     }
     if (verify["benchmark"]) v.benchmark = r.boolean(verify["benchmark"], "verify.benchmark");
+    if (verify["reuse"]) v.reuse = r.boolean(verify["reuse"], "verify.reuse");
     if (const YAML::Node a = verify["attribution"]) {
       r.requireMap(a, "verify.attribution");
       r.checkKeys(a, {"max_reruns", "timeout"}, "verify.attribution");
@@ -158,6 +159,7 @@ void emitVerifySpec(YAML::Emitter& out, const PipelineSpec& spec) {
   out << YAML::Key << "deselect" << YAML::Value << YAML::Flow << v.tests_deselect;
   out << YAML::EndMap;
   out << YAML::Key << "benchmark" << YAML::Value << v.benchmark;
+  out << YAML::Key << "reuse" << YAML::Value << v.reuse;
   out << YAML::Key << "attribution" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "max_reruns" << YAML::Value << v.attribution_max_reruns;
   out << YAML::Key << "timeout" << YAML::Value << v.attribution_timeout_seconds;

@@ -252,7 +252,7 @@ void addVerification(const ReportInput& in, sdk::TemplateData& data) {
         ver.addItem(list)
             .set("stage", c->stage)
             .set("check", cell(c->check))
-            .set("result", outcomeBadge(*c))
+            .set("result", outcomeBadge(*c) + (c->reused ? " (kept)" : ""))
             .set("detail", cell(c->detail));
   };
   rows("environment_checks", {"environment"});

@@ -128,9 +128,10 @@ StageOutcome emitStage(StageRun& run) {
   }
   line += "; kit: ";
   for (const std::string& t : top) line += (line.back() == ' ' ? "" : ", ") + t;
-  if (e.tree_reused)  // in the log only: the outputs are those of a cold emit
+  if (e.tree_reused)  // the kit is the one a cold emit writes: the reuse is the stage record's, not
+                      // emit.json's
     run.log.info("emit: adapted/: {} of {} files kept from the previous emit", e.tree_reused, e.tree_files);
-  return {true, line, std::nullopt};
+  return {true, line, std::nullopt, e.tree_reused, e.tree_files};
 }
 
 /// The verification of this run's kit, or of the kit an earlier run left in the directory.
@@ -144,8 +145,10 @@ StageOutcome verifyStage(StageRun& run) {
   } else {
     return {false, from_disk.error().message, 0.0};
   }
+  inputs.base = run.spec.emit.base;
   run.model.verify = runVerification(run.spec, inputs, [&](const std::string& m) { run.log.info("{}", m); });
-  return {run.model.verify.status == "completed", verifySummary(run.model.verify), run.model.verify.seconds};
+  const VerifyResult& v = run.model.verify;
+  return {v.status == "completed", verifySummary(v), v.seconds, v.reused(), v.checks.size()};
 }
 
 /// The report; runs also after an earlier stage failed, so that it says which and why.
@@ -187,7 +190,8 @@ bool runStage(const Stage& stage, StageRun& run) {
           ? StageOutcome{false, "the " + name + " stage needs the analyze stage in the same run", 0.0}
           : stage.run(run);
   const double secs = outcome.seconds.value_or(std::chrono::duration<double>(Clock::now() - t0).count());
-  setStage(run.model, {name, outcome.ok ? "completed" : "failed", outcome.summary, secs});
+  setStage(run.model,
+           {name, outcome.ok ? "completed" : "failed", outcome.summary, secs, outcome.kept, outcome.total});
   if (outcome.ok)
     run.log.info("{}: {} ({:.2f} s, peak RSS {:.0f} MB)", name, outcome.summary, secs, peakRssMb());
   else

@@ -36,6 +36,8 @@ struct StageOutcome {
   bool ok = true;
   std::string summary;
   std::optional<double> seconds;
+  std::size_t kept = 0;  ///< taken over from the previous output (StageRecord::kept), of `total`
+  std::size_t total = 0;
 };
 
 struct Stage {

@@ -173,7 +173,7 @@ void attributeIntroduced(std::vector<CheckResult>& checks, const AttributionInpu
   std::sort(changed.begin(), changed.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
   const auto deadline = Clock::now() + in.budget;
   for (CheckResult& c : checks) {
-    if (c.outcome != "introduced" || c.reference_status.empty() || changed.empty()) continue;
+    if (c.outcome != "introduced" || c.reused || c.reference_status.empty() || changed.empty()) continue;
     if (c.stage != "imports" && c.check.rfind("test:", 0) != 0) continue;
     int reruns = 0;
     std::string stopped;

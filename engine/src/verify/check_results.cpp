@@ -68,6 +68,7 @@ std::vector<CheckResult> readCheckResults(const std::filesystem::path& jsonl) {
     c.output = text(j, "output");
     if (j.contains("duration") && j["duration"].is_number()) c.duration = j["duration"].get<double>();
     c.reference = text(j, "tree") == "reference";
+    c.file = text(j, "file");
     checks.push_back(std::move(c));
   }
   return checks;

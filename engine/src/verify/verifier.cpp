@@ -1,7 +1,9 @@
 #include "verify/verifier.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "migrate/engine/workspace.hpp"
@@ -72,6 +74,59 @@ Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::pat
   return Ok{};
 }
 
+/// The previous verification (its keyed records, and the attribution of its checks from its
+/// verify.json), from `out` or else from `base`; nothing when neither has one.
+struct Previous {
+  std::vector<verify::KeyedRecord> records;
+  std::map<std::pair<std::string, std::string>, CheckResult> results;
+};
+
+Previous previousVerification(const VerifyInputs& in,
+                              const std::function<void(const std::string&)>& progress) {
+  Previous p;
+  std::string why;
+  for (const fs::path& dir : {in.out, in.base}) {
+    if (dir.empty()) continue;
+    auto records = verify::readVerifyState(dir, why);
+    if (!records) continue;
+    p.records = std::move(records.value());
+    if (auto before = outputs::readVerifyJson(dir / "verify.json"))
+      for (CheckResult& c : before->checks) p.results.emplace(std::make_pair(c.stage, c.check), std::move(c));
+    progress("verify: " + std::to_string(p.records.size()) + " result(s) of the previous verification in " +
+             dir.string() + " are kept where their inputs did not change");
+    return p;
+  }
+  progress("verify: every check runs (" + why + ")");
+  return p;
+}
+
+/// What the target's interpreter has installed ("name version" lines, sorted), for the keys.
+std::string installedDistributions(verify::TargetHost& target, const std::string& python,
+                                   std::chrono::seconds timeout) {
+  static const std::string kList = R"PY(import sys
+try:
+    from importlib import metadata
+except ImportError:
+    sys.exit(0)
+print(sys.version)
+for line in sorted("%s %s" % (d.metadata["Name"], d.version) for d in metadata.distributions()):
+    print(line)
+)PY";
+  const verify::ProcessResult r =
+      target.run(verify::shellQuote(python) + " -c " + verify::shellQuote(kList) + " 2>/dev/null", timeout);
+  return r.exit_code == 0 ? r.output : "unknown";
+}
+
+/// Shell text writing `lines` to `file` (relative to the working directory) on the target.
+std::string writeList(const std::string& file, const std::vector<std::string>& lines) {
+  std::string body;
+  for (const std::string& l : lines) body += l + "\n";
+  std::string delimiter = "MIGRATE_LIST_EOF";
+  while (body.find(delimiter) != std::string::npos) delimiter += "_";
+  return "mkdir -p reuse && cat > " + verify::shellQuote(file) + " <<'" + delimiter + "'\n" + body +
+         delimiter + "\n";
+}
+
 std::string tail(const std::string& text, std::size_t lines = 40) {
   std::size_t at = text.size();
   for (std::size_t n = 0; at > 0 && n <= lines; --at)
@@ -108,6 +163,14 @@ Result<VerifyInputs> verifyInputsFrom(const fs::path& out) {
           dependencyNames(
               d["rule_id"].get<std::string>(), d["api"].get<std::string>(),
               [&](const std::string& p) { v.declared_packages.insert(verify::normalizedPackage(p)); });
+  if (f.is_object() && f.contains("plan") && f["plan"].is_object() && f["plan"].contains("import_graph") &&
+      f["plan"]["import_graph"].is_array())
+    for (const auto& n : f["plan"]["import_graph"]) {
+      verify::ModuleImports m{n.value("path", ""), n.value("module", ""), {}};
+      for (const auto& i : n.value("imports", nlohmann::json::array()))
+        if (i.is_string()) m.imports.push_back(i.get<std::string>());
+      if (!m.path.empty()) v.graph.push_back(std::move(m));
+    }
   if (f.is_object() && f.contains("findings") && f["findings"].is_array())
     for (const auto& d : f["findings"])
       if (d.is_object() && d.value("edits", nlohmann::json::array()).is_array() &&
@@ -137,6 +200,12 @@ VerifyInputs verifyInputsFrom(const MigrationModel& model, const fs::path& out) 
       const sdk::Finding& f = model.findings[i];
       v.edited.push_back({f.rule_id, f.file, static_cast<int>(f.range.line)});
     }
+  for (const sdk::ModuleNode& n : model.plan.graph) {
+    verify::ModuleImports m{n.path, n.dotted_name, {}};
+    for (std::size_t i : n.imports)
+      if (i < model.plan.graph.size()) m.imports.push_back(model.plan.graph[i].path);
+    v.graph.push_back(std::move(m));
+  }
   return v;
 }
 
@@ -193,9 +262,10 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
   // Each introduced check re-run on trial trees (the original with part of the adaptation), built
   // on the target from its original/ and adapted/, to name the edits that break it.
   auto attribute = [&](std::vector<CheckResult>& checks) {
-    if (std::none_of(checks.begin(), checks.end(),
-                     [](const CheckResult& c) { return c.outcome == "introduced"; }))
-      return;
+    const auto fresh = std::count_if(checks.begin(), checks.end(), [](const CheckResult& c) {
+      return c.outcome == "introduced" && !c.reused;
+    });
+    if (fresh == 0) return;
     verify::AttributionInputs a;
     a.original = in.original_root;
     a.adapted = in.out / "adapted";
@@ -232,14 +302,13 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
         if (t.stage == stage && t.check == check) return std::optional<CheckResult>(t);
       return std::optional<CheckResult>();
     };
-    progress("verify: finding the edits behind " + std::to_string(result.outcomes("introduced")) +
-             " introduced failure(s)");
+    progress("verify: finding the edits behind " + std::to_string(fresh) + " introduced failure(s)");
     verify::attributeIntroduced(checks, a);
     (void)target->run("rm -rf trial results/trial.jsonl", budget(60));
   };
   // Each stage on the adapted tree; the stages whose checks apply to the original tree then run
   // there too, under the same limits, as the reference the outcomes compare with.
-  auto runStage = [&](const std::string& stage, const std::string& tree) {
+  auto runStage = [&](const std::string& stage, const std::string& tree, const verify::StageReuse& plan) {
     const std::string check = tree == "adapted" ? "stage" : "stage:" + tree;
     if (Clock::now() >= deadline) {
       engine_checks.push_back(
@@ -256,9 +325,17 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
     const auto per_stage = vs.stage_timeouts.find(stage);
     const auto limit =
         budget(per_stage == vs.stage_timeouts.end() ? vs.stage_timeout_seconds : per_stage->second);
-    const std::string command = "bash kit/verify_npu.sh --stage " + stage + " --tree " + tree + " --python " +
-                                verify::shellQuote(target_spec.python) + " --root " +
-                                verify::shellQuote(target->workdir());
+    std::string command = "bash kit/verify_npu.sh --stage " + stage + " --tree " + tree + " --python " +
+                          verify::shellQuote(target_spec.python) + " --root " +
+                          verify::shellQuote(target->workdir());
+    if (plan.checks) {
+      const std::string list = "reuse/" + stage + "-" + tree + ".checks";
+      command = writeList(list, *plan.checks) + command + " --checks " + list;
+    }
+    if (!plan.reused_test_files.empty()) {
+      const std::string list = "reuse/" + stage + "-" + tree + ".reused-tests";
+      command = writeList(list, plan.reused_test_files) + command + " --reused-tests " + list;
+    }
     const verify::ProcessResult r = target->run(command, limit);
     if (r.timed_out) {
       timed_out = true;
@@ -283,9 +360,47 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
              (r.timed_out ? " timed out" : " done") + " (" + std::to_string(static_cast<int>(r.seconds)) +
              " s)");
   };
+  // After the environment stage, the keys of the checks' inputs: a check whose key is the one it
+  // had in the previous verification keeps its record and does not run again.
+  const Previous previous = vs.reuse ? previousVerification(in, progress) : Previous{};
+  std::optional<verify::CheckKeys> keys;
+  auto makeKeys = [&] {
+    std::vector<CheckResult> environment;
+    if (target->download(layout, budget(vs.stage_timeout_seconds)).exit_code == 0)
+      for (CheckResult& c : verify::readCheckResults(layout / "results" / "verify_results.jsonl"))
+        if (c.stage == "environment") environment.push_back(std::move(c));
+    const std::vector<fs::path> kit{
+        layout / "kit" / "verify_npu.sh",           layout / "kit" / "verify_precision.py",
+        layout / "kit" / "verify_pytest_plugin.py", layout / "kit" / "verify_config.json",
+        in.out / "adapted" / "npu_compat.py",       in.out / "adapted" / "npu_ops.py"};
+    const std::string common =
+        verify::commonKey(kit, vs.target + "\n" + result.host + "\n" + target_spec.python, environment,
+                          installedDistributions(*target, target_spec.python, budget(60)));
+    keys.emplace(common, in.graph, in.out / "adapted", in.original_root);
+  };
+  std::vector<std::string> candidates{"npu_compat"};
+  if (in.has_npu_ops) candidates.push_back("npu_ops");
+  for (const std::string& m : in.modules)
+    if (std::find(candidates.begin(), candidates.end(), m) == candidates.end()) candidates.push_back(m);
+  std::vector<CheckResult> kept, suites_before;
   for (const std::string& stage : kStages) {
-    runStage(stage, "adapted");
-    if (comparedStage(stage)) runStage(stage, "original");
+    for (const std::string tree : {"adapted", "original"}) {
+      if (tree == std::string("original") && !comparedStage(stage)) continue;
+      verify::StageReuse plan;
+      if (keys && !previous.records.empty())
+        plan = verify::planStage(stage, tree, previous.records, *keys,
+                                 tree == std::string("adapted") ? candidates : in.modules);
+      kept.insert(kept.end(), plan.kept.begin(), plan.kept.end());
+      if (plan.suite_before) suites_before.push_back(*plan.suite_before);
+      const std::string where =
+          stage + (tree == std::string("adapted") ? "" : " (" + std::string(tree) + " tree)");
+      if (!plan.kept.empty())
+        progress("verify: " + where + ": " + std::to_string(plan.kept.size()) +
+                 " result(s) kept, their inputs unchanged" +
+                 (plan.run ? "; the rest runs" : "; nothing to run"));
+      if (plan.run) runStage(stage, tree, plan);
+    }
+    if (stage == "environment") makeKeys();
   }
   const verify::ProcessResult down = target->download(layout, budget(vs.stage_timeout_seconds));
   if (down.exit_code != 0)
@@ -296,13 +411,30 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
                              down.seconds,
                              "",
                              {}});
-  result.checks = verify::readCheckResults(layout / "results" / "verify_results.jsonl");
+  result.checks = verify::mergeKept(verify::readCheckResults(layout / "results" / "verify_results.jsonl"),
+                                    kept, suites_before);
+  if (keys) {
+    std::vector<verify::KeyedRecord> state;
+    for (const CheckResult& c : result.checks) state.push_back({keys->keyOf(c), c});
+    if (auto st = verify::writeVerifyState(in.out, state); !st) progress("verify: " + st.error().message);
+  }
   result.checks.insert(result.checks.end(), engine_checks.begin(), engine_checks.end());
   verify::assignOutcomes(result.checks, context);
+  for (CheckResult& c : result.checks)  // a kept failure keeps the edits found behind it
+    if (const auto before = previous.results.find({c.stage, c.check});
+        c.reused && c.outcome == "introduced" && before != previous.results.end()) {
+      c.broken_by = before->second.broken_by;
+      c.attribution = before->second.attribution;
+    }
   attribute(result.checks);
   fs::copy_file(layout / "results" / "verify_results.jsonl", verify_dir / "verify_results.jsonl",
                 fs::copy_options::overwrite_existing, ec);
-  return finish(timed_out ? "timeout" : "completed", result.outcomeCounts());
+  const std::size_t reused = result.reused();
+  return finish(timed_out ? "timeout" : "completed",
+                result.outcomeCounts() +
+                    (reused ? "; " + std::to_string(reused) + " of " + std::to_string(result.checks.size()) +
+                                  " kept from the previous verification"
+                            : std::string()));
 }
 
 }  // namespace migrate

@@ -13,6 +13,7 @@
 #include "migrate/engine/pipeline.hpp"
 #include "migrate/engine/result.hpp"
 #include "verify/attribution.hpp"
+#include "verify/reuse.hpp"
 
 namespace migrate {
 
@@ -26,6 +27,9 @@ struct VerifyInputs {
   std::string tool_version;
   std::set<std::string> declared_packages;    ///< the project's dependencies (deps plugin), PEP 503 names
   std::vector<verify::EditedFinding> edited;  ///< the findings the emit stage fixed: what attribution names
+  std::vector<verify::ModuleImports> graph;   ///< the plan's import graph (empty: the plan did not run)
+  /// Where the previous verification's results are looked for when `out` has none (emit.base).
+  std::filesystem::path base;
 };
 
 /// The inputs from an output directory's emit.json (for `migrate-pipeline verify OUTPUT_DIR`).
@@ -36,6 +40,9 @@ VerifyInputs verifyInputsFrom(const MigrationModel& model, const std::filesystem
 
 /// Runs the verification; the result's status says how it ended (completed, unreachable,
 /// auth-failed, interpreter-missing, timeout, error). verify.json is written in every case.
+/// With verify.reuse, a check whose inputs did not change since the previous verification (in
+/// `out`, else in `base`) keeps its result (verify/reuse.hpp); verify/verify_state.json keeps the
+/// keys for the next one.
 VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& inputs,
                              const std::function<void(const std::string&)>& progress);
 

@@ -19,6 +19,10 @@ struct StageRecord {
   std::string status;  ///< completed | failed | not_available | skipped
   std::string detail;
   double seconds = 0.0;
+  /// What the stage took over from the previous output instead of making it again (emit: files
+  /// of adapted/; verify: checks), of `total`; 0 of 0 when it made everything.
+  std::size_t kept = 0;
+  std::size_t total = 0;
 };
 
 struct PluginRecord {
@@ -116,6 +120,9 @@ struct CheckResult {
   /// introduced: the edits that break it ("ACME-001 at shop/core.py:5", verify/attribution.hpp)
   std::vector<std::string> broken_by;
   std::string attribution;  ///< how the edits were found ("found in 7 re-runs …"), or why not
+  /// Kept from the previous verification: its inputs did not change (verify/reuse.hpp).
+  bool reused = false;
+  std::string file;  ///< a pytest test's file, relative to its tree (verify_pytest_plugin.py)
   /// The migration's fault: introduced, or not run (a verify.json without outcomes: failed or error).
   bool broken() const {
     return outcome.empty() ? status == "failed" || status == "error"
@@ -140,6 +147,12 @@ struct VerifyResult {
   std::size_t count(const std::string& check_status) const {
     std::size_t n = 0;
     for (const auto& c : checks) n += c.status == check_status ? 1 : 0;
+    return n;
+  }
+  /// Checks kept from the previous verification (their inputs did not change).
+  std::size_t reused() const {
+    std::size_t n = 0;
+    for (const auto& c : checks) n += c.reused ? 1 : 0;
     return n;
   }
   std::size_t outcomes(const std::string& outcome) const {

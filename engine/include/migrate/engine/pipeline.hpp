@@ -122,6 +122,9 @@ struct VerifySpec {
   int attribution_timeout_seconds = 600;    ///< for the attribution of all introduced checks
   std::vector<PrecisionCheckSpec> precision;
   bool benchmark = false;
+  /// Keep the result of a check whose inputs did not change since the previous verification
+  /// (verify/reuse.hpp); false (`--rerun-verify`) runs every check.
+  bool reuse = true;
 };
 
 /// The per-file analysis cache (docs/pipeline.md#cache).

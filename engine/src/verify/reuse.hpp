@@ -1,0 +1,110 @@
+#pragma once
+/// Verification that re-uses what did not change. Every record of a check gets a key, the
+/// digest of what its result depends on:
+///  - every check: the kit (verify_npu.sh, verify_precision.py, verify_pytest_plugin.py,
+///    verify_config.json, adapted/npu_compat.py and npu_ops.py), the target, and its interpreter
+///    (the environment stage's records and the installed distributions): the `common` part;
+///  - the import of module M, and the tests of test file M: M's file and the repository modules
+///    it imports, transitively (the plan's import graph), in the tree checked; for a test file
+///    also the conftest.py files above it and the tree's pytest configuration;
+///  - precision, benchmark, a repository test command without per-test records, and a module
+///    the graph does not know: the whole tree(s).
+/// A check whose key equals the key its record had in the previous verification keeps that
+/// record (marked `reused`). Records of errors are never kept (the verification could not run
+/// the check), nor those of the environment stage, which runs every time.
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "migrate/engine/model.hpp"
+#include "migrate/engine/result.hpp"
+
+namespace migrate::verify {
+
+/// A repository module and the modules it imports directly (paths relative to the tree).
+struct ModuleImports {
+  std::string path;
+  std::string dotted_name;
+  std::vector<std::string> imports;
+};
+
+/// Keys of records, from the trees as they are now ("adapted" and "original" directories).
+class CheckKeys {
+ public:
+  CheckKeys(std::string common, const std::vector<ModuleImports>& graph, std::filesystem::path adapted,
+            std::filesystem::path original);
+  /// The record's key; "" when it is never kept.
+  std::string keyOf(const CheckResult& record);
+  /// The files of `tree` ("adapted" / "original") pytest collects by default (test_*.py, *_test.py).
+  std::vector<std::string> testFiles(const std::string& tree);
+
+ private:
+  struct Tree {
+    std::filesystem::path dir;
+    std::optional<std::vector<std::string>> files;  ///< listed on first use
+    std::map<std::string, std::string> digests;     ///< file digests, on first use
+    std::map<std::string, std::string> closures;    ///< a module's import closure, digested
+    std::optional<std::string> whole;
+  };
+  Tree& tree(bool reference);
+  const std::vector<std::string>& files(Tree& t);
+  std::string fileDigest(Tree& t, const std::string& path);
+  std::string closureDigest(Tree& t, const std::string& path);
+  std::string wholeDigest(Tree& t);
+  std::string testFileDigest(Tree& t, const std::string& path);
+
+  std::string common_;
+  std::map<std::string, std::size_t> index_;    ///< path -> graph node
+  std::map<std::string, std::string> path_of_;  ///< dotted name -> path
+  std::vector<std::vector<std::size_t>> imports_;
+  std::vector<std::string> paths_;
+  Tree adapted_, original_;
+};
+
+/// The common part of every key (see above), digested: the kit's files, the target's
+/// description, its environment stage's records and its installed distributions.
+std::string commonKey(const std::vector<std::filesystem::path>& kit_files, const std::string& target,
+                      const std::vector<CheckResult>& environment, const std::string& distributions);
+
+/// A record of the previous verification with the key it had.
+struct KeyedRecord {
+  std::string key;
+  CheckResult record;
+};
+
+inline constexpr const char* kVerifyStateFile = "verify/verify_state.json";
+
+/// The previous verification's keyed records in output directory `dir` (verify/verify_state.json),
+/// or nullopt with `why` (none there, another format, unreadable).
+std::optional<std::vector<KeyedRecord>> readVerifyState(const std::filesystem::path& dir, std::string& why);
+/// Writes the records with a key (the others are not kept).
+Status writeVerifyState(const std::filesystem::path& dir, const std::vector<KeyedRecord>& records);
+
+/// What one stage runs on one tree, and the records it keeps.
+struct StageReuse {
+  bool run = true;                                 ///< false: every record is kept
+  std::optional<std::vector<std::string>> checks;  ///< only these run (verify_npu.sh --checks)
+  std::vector<std::string> reused_test_files;      ///< tests not collected (--reused-tests)
+  std::vector<CheckResult> kept;                   ///< marked reused
+  /// The test suite's previous record, when the suite runs only for some test files: it stands
+  /// if the run collects none of them (they held no tests).
+  std::optional<CheckResult> suite_before;
+};
+
+/// The reuse of `stage` on `tree` ("adapted" / "original"): `modules` are the checks of the
+/// imports stage (the kit's and the repository's modules the adapted tree imports).
+StageReuse planStage(const std::string& stage, const std::string& tree,
+                     const std::vector<KeyedRecord>& previous, CheckKeys& keys,
+                     const std::vector<std::string>& modules);
+
+/// This run's records, with the kept ones added where this run has no record of the same check
+/// (stage, check, tree). A test suite that ran for a few test files and collected none of them
+/// ("pytest collected no tests") gives way to its record in `suites_before`; one that ran beside
+/// kept tests says how many were kept.
+std::vector<CheckResult> mergeKept(std::vector<CheckResult> fresh, const std::vector<CheckResult>& kept,
+                                   const std::vector<CheckResult>& suites_before);
+
+}  // namespace migrate::verify
