@@ -36,6 +36,7 @@ TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
                 "\nplugins: [misbehaving]\nstages: [analyze, plan, emit, report]\n");
   // Calls through an alias have no automatic fix: they remain.
   const std::string alias = "import torch.cuda as tc\n";
+  writeFile(dir / "src/small/util.py", "def one():\n    return 1\n");  // never changes
   commitRepo(dir / "src/small", alias + "tc.synchronize()\n", "one");
   commitRepo(dir / "src/large", alias + "tc.synchronize()\ntc.synchronize()\ntc.synchronize()\n", "three");
   commitRepo(dir / "src/broken", "# MIGRATE_TEST_CRASH\n", "crash");
@@ -75,6 +76,12 @@ TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
             (std::vector<std::string>{"large", "small", "broken"}));
   EXPECT_NE(page.dom.find("data-key=\"remaining\" data-numeric=\"1\" aria-sort=\"descending\""),
             std::string::npos);
+  // What night 2 took over from night 1: all of the unchanged repository, part of the changed one.
+  const auto reused = all(page.dom, std::regex("<td data-value=\"-?[0-9]+\">([^<]*)</td>\\s*<td><a"));
+  ASSERT_EQ(reused.size(), 3u) << page.dom;
+  EXPECT_EQ(reused[0], "everything (unchanged)");             // large
+  EXPECT_EQ(reused[1].rfind("emit 1/", 0), 0u) << reused[1];  // small: util.py's copy in adapted/
+  EXPECT_EQ(reused[2], "");                                   // broken: nothing to start from
   // Every link resolves to a file the fleet wrote.
   const auto links = all(page.dom, std::regex("href=\"([^\"]+)\""));
   EXPECT_GE(links.size(), 7u);  // report, patch, SARIF, log of two runs; the failure's log

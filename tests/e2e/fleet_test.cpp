@@ -134,6 +134,11 @@ TEST_F(FleetTest, ColdNightThenUnchangedThenOneChanged) {
   EXPECT_NE(third["beta"]["commit"], repos["beta"]["commit"]);
   EXPECT_EQ(third["plain"]["status"], "succeeded");
   EXPECT_EQ(third["plain"]["findings"], 2);
+  // Its emit started from night 1's kit: train.py's adaptation is kept, extra.py's is new.
+  const json& kept = third["plain"]["reused"]["emit"];
+  EXPECT_GE(kept["kept"].get<int>(), 1) << third["plain"].dump();
+  EXPECT_LT(kept["kept"].get<int>(), kept["of"].get<int>()) << third["plain"].dump();
+  EXPECT_EQ(repos["plain"]["reused"], json::object()) << "night 1 made everything";
 
   // Night 1 still reads as it was; history has the three nights.
   EXPECT_EQ(byName(status("--night 1"))["beta"]["findings"], 1);
@@ -227,6 +232,26 @@ TEST_F(FleetTest, TransientNetworkErrorsAreRetriedWithBackoff) {
       << repos["net"];
   EXPECT_EQ(repos["gone"]["reason"].get<std::string>().find("tries"), std::string::npos) << repos["gone"];
   EXPECT_GE(seconds, 0.9);  // 300 ms, then 600 ms between the tries
+}
+
+TEST_F(FleetTest, SourceUrlsAreRewrittenByTheUsersInsteadOf) {
+  // The fleet applies url.<base>.insteadOf itself (libgit2 1.5's own leaks memory per configuration
+  // entry, see fleet/mirror.hpp): a rewritten URL still reaches the repository, and the mirror
+  // still names the manifest's URL.
+  commitRepo(dir_ / "src/alpha", 2);
+  writeFile(dir_ / "home/.gitconfig", "[url \"file://" + (dir_ / "src").string() +
+                                          "/\"]\n\tinsteadOf = https://git.example.invalid/\n");
+  manifest("  - {name: alpha, source: 'https://git.example.invalid/alpha'}\n");
+  const CommandResult r =
+      run("HOME=" + quote((dir_ / "home").string()) + " " + quote(cli().string()) + " fleet run " +
+          quote((dir_ / "fleet.yaml").string()) + " --output " + quote(out().string()));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto repos = byName(status());
+  EXPECT_EQ(repos["alpha"]["status"], "succeeded") << repos["alpha"];
+  EXPECT_EQ(repos["alpha"]["findings"], 2);
+  EXPECT_EQ(
+      run("git -C " + quote((out() / "mirrors/alpha.git").string()) + " config remote.origin.url").output,
+      "https://git.example.invalid/alpha\n");
 }
 
 TEST_F(FleetTest, KilledNightResumesAndASecondRunIsRefused) {

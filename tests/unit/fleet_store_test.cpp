@@ -69,8 +69,9 @@ RepoRun makeRun(const std::string& name, const std::string& status = "succeeded"
   r.checks_skipped = 2;
   r.started_at = "2026-11-26T02:01:00Z";
   r.finished_at = "2026-11-26T02:01:12Z";
-  r.stages = {
-      {"parse", "completed", "", 1.5}, {"analyze", "completed", "", 3.0}, {"emit", "failed", "disk", 0.5}};
+  r.stages = {{"analyze", "completed", "", 3.0},
+              {"emit", "completed", "", 0.5, 2839, 2841},
+              {"verify", "failed", "disk", 0.5, 11, 18}};
   r.counts = {{"cuda.device", "device", "error", 12, 4}, {"cuda.stream", "attention", "warning", 3, 0}};
   r.outcomes = {{"passed", 7}, {"introduced", 1}, {"environment", 3}, {"skipped", 2}};
   r.broken_rules = {{"DEV-001", 1}};
@@ -106,6 +107,8 @@ void expectSameRun(const RepoRun& a, const RepoRun& b) {
     EXPECT_EQ(a.stages[i].status, b.stages[i].status);
     EXPECT_EQ(a.stages[i].detail, b.stages[i].detail);
     EXPECT_DOUBLE_EQ(a.stages[i].seconds, b.stages[i].seconds);
+    EXPECT_EQ(a.stages[i].kept, b.stages[i].kept);
+    EXPECT_EQ(a.stages[i].total, b.stages[i].total);
   }
   ASSERT_EQ(a.counts.size(), b.counts.size());
   for (std::size_t i = 0; i < a.counts.size(); ++i) {
@@ -154,7 +157,7 @@ TEST(FleetStore, CreatesAndReopensWithRowsIntact) {
   expectSameRun(runs->front(), run);
   EXPECT_FALSE(runs->front().exit_code.has_value());
   EXPECT_EQ(queryOne(file, "SELECT exit_code IS NULL FROM runs"), "1");
-  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(queryOne(file, "SELECT checks FROM check_outcomes WHERE outcome = 'introduced'"), "1");
   EXPECT_EQ(queryOne(file, "SELECT rule || ':' || checks FROM broken_rules"), "DEV-001:1");
 }
@@ -176,17 +179,20 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   }
   queryOne(file, "DROP TABLE check_outcomes");
   queryOne(file, "DROP TABLE broken_rules");
+  queryOne(file, "ALTER TABLE stages DROP COLUMN kept");
+  queryOne(file, "ALTER TABLE stages DROP COLUMN total");
   queryOne(file, "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   ASSERT_EQ(queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name = 'broken_rules'"), "0");
 
   Store store = openStore(file);
-  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
   EXPECT_EQ(
       queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name IN ('check_outcomes', 'broken_rules')"),
       "2");
   auto runs = store.runs(id);
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 1u);
+  for (StageRow& s : old.stages) s.kept = s.total = 0;  // version 1 did not keep them
   expectSameRun(runs->front(), old);
   const RepoRun fresh = makeRun("beta");
   ASSERT_TRUE(store.recordRun(id, fresh).ok());
@@ -196,6 +202,39 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   ASSERT_TRUE(both.ok());
   ASSERT_EQ(both->size(), 2u);
   expectSameRun(both->at(1), fresh);
+}
+
+// A store of version 2 (the release before the stages' reuse counts) gains stages.kept and
+// stages.total: its stage rows read as having made everything, a new row keeps its counts.
+TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
+  TempDir dir;
+  const auto file = dir / "fleet.db";
+  RepoRun old = makeRun("alpha");
+  std::int64_t id = 0;
+  {
+    Store store = openStore(file);
+    id = begin(store, "2026-11-26").id;
+    ASSERT_TRUE(store.recordRun(id, old).ok());
+  }
+  queryOne(file, "ALTER TABLE stages DROP COLUMN kept");
+  queryOne(file, "ALTER TABLE stages DROP COLUMN total");
+  queryOne(file, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+
+  Store store = openStore(file);
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  auto runs = store.runs(id);
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 1u);
+  for (StageRow& s : old.stages) s.kept = s.total = 0;
+  expectSameRun(runs->front(), old);
+  const RepoRun fresh = makeRun("beta");
+  ASSERT_TRUE(store.recordRun(id, fresh).ok());
+  auto both = store.runs(id);
+  ASSERT_TRUE(both.ok());
+  ASSERT_EQ(both->size(), 2u);
+  expectSameRun(both->at(1), fresh);
+  EXPECT_EQ(queryOne(file, "SELECT kept || '/' || total FROM stages WHERE repo = 'beta' AND stage = 'emit'"),
+            "2839/2841");
 }
 
 TEST(FleetStore, UsesWalModeAndForeignKeys) {
@@ -220,7 +259,7 @@ TEST(FleetStore, RefusesNewerSchemaVersion) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().message,
             file.string() +
-                ": store schema version 7 is newer than this migrate-pipeline reads (2); use a newer "
+                ": store schema version 7 is newer than this migrate-pipeline reads (3); use a newer "
                 "migrate-pipeline or another --output directory");
 }
 

@@ -33,14 +33,18 @@ Result<std::string> TemplateStore::text(std::string_view name) const {
 
 Result<std::string> TemplateStore::render(std::string_view name, const sdk::TemplateData& data,
                                           const std::string& project) const {
+  return render(name, sdk::TemplateData(data), project);
+}
+
+Result<std::string> TemplateStore::render(std::string_view name, sdk::TemplateData&& data,
+                                          const std::string& project) const {
   auto source = text(name);
   if (!source) return source.error();
-  sdk::TemplateData full = data;
-  if (!full.find("tool_version")) full.set("tool_version", sdk::kSdkVersion);
-  if (!full.find("project")) full.set("project", project);
-  if (!full.find("generated_by"))
-    full.set("generated_by", std::string("migrate-pipeline ") + sdk::kSdkVersion);
-  return renderMustache(std::string(name) + ".mustache", *source, full);
+  if (!data.find("tool_version")) data.set("tool_version", sdk::kSdkVersion);
+  if (!data.find("project")) data.set("project", project);
+  if (!data.find("generated_by"))
+    data.set("generated_by", std::string("migrate-pipeline ") + sdk::kSdkVersion);
+  return renderMustache(std::string(name) + ".mustache", *source, data);
 }
 
 }  // namespace migrate::emit

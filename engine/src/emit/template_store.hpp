@@ -20,6 +20,10 @@ class TemplateStore {
   /// `name` rendered with `data`; tool_version, project and generated_by default to the run's.
   Result<std::string> render(std::string_view name, const sdk::TemplateData& data,
                              const std::string& project) const;
+  /// The same, the defaults filled in `data` itself rather than in a copy of it (a fleet's
+  /// dashboard holds a row per repository).
+  Result<std::string> render(std::string_view name, sdk::TemplateData&& data,
+                             const std::string& project) const;
 
  private:
   std::filesystem::path override_dir_;

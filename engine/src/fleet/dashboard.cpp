@@ -100,6 +100,31 @@ std::string verification(const RepoRun& r) {
   return out;
 }
 
+/// What the night took over from the repository's previous output: "everything (unchanged)" for a
+/// cached row, else "emit 2839/2841 files, verify 11/18 checks" for the stages that kept
+/// something; `percent` is the share kept (sorting), -1 when the run made everything anew.
+std::string reuse(const RepoRun& r, int& percent) {
+  percent = -1;
+  if (r.status == "cached") {
+    percent = 100;
+    return "everything (unchanged)";
+  }
+  std::string out;
+  std::int64_t kept = 0, total = 0;
+  for (const StageRow& s : r.stages) {
+    if (s.kept <= 0) continue;
+    kept += s.kept;
+    total += s.total;
+    out += (out.empty() ? "" : ", ") + s.stage + " " + std::to_string(s.kept) + "/" +
+           std::to_string(s.total) +
+           (s.stage == "emit"     ? " files"
+            : s.stage == "verify" ? " checks"
+                                  : "");
+  }
+  if (total > 0) percent = static_cast<int>(100 * kept / total);
+  return out;
+}
+
 /// The rules whose edits broke checks, by repositories affected, then checks: what to repair first.
 void addBrokenRules(sdk::TemplateData& data, const std::vector<RepoRun>& runs) {
   struct Broken {
@@ -137,13 +162,15 @@ void addBrokenRules(sdk::TemplateData& data, const std::vector<RepoRun>& runs) {
 
 void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::vector<RepoRun>& runs) {
   const std::vector<std::pair<std::string, std::string>> columns{
-      {"name", "Repository"},         {"status", "Status"},       {"commit", "Commit"},
-      {"remaining", "Findings left"}, {"domains", "By domain"},   {"effort", "Effort (person-days)"},
-      {"verdict", "Verdict"},         {"verification", "Checks"}, {"duration", "Duration"}};
+      {"name", "Repository"},   {"status", "Status"},
+      {"commit", "Commit"},     {"remaining", "Findings left"},
+      {"domains", "By domain"}, {"effort", "Effort (person-days)"},
+      {"verdict", "Verdict"},   {"verification", "Checks"},
+      {"duration", "Duration"}, {"reused", "Reused"}};
   for (const auto& [key, title] : columns) {
     sdk::TemplateData& c = data.addItem("columns");
     c.set("key", key).set("title", title);
-    c.setFlag("numeric", key == "remaining" || key == "effort" || key == "duration");
+    c.setFlag("numeric", key == "remaining" || key == "effort" || key == "duration" || key == "reused");
   }
   std::vector<const RepoRun*> sorted;
   for (const RepoRun& r : runs) sorted.push_back(&r);
@@ -167,7 +194,10 @@ void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::ve
     std::string by_domain;
     for (const auto& [domain, left] : domains)
       if (left > 0) by_domain += (by_domain.empty() ? "" : ", ") + domain + " " + std::to_string(left);
+    int reused_percent = -1;
+    const std::string reused = reuse(*r, reused_percent);
     sdk::TemplateData& row = data.addItem("repos");
+    row.set("reused", outputs::escapeMarkup(reused)).set("reused_percent", std::to_string(reused_percent));
     row.set("name", name)
         .set("status", r->status)
         .set("status_rank", std::to_string(statusRank(r->status)))
@@ -187,9 +217,10 @@ void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::ve
   data.set("repo_count", std::to_string(runs.size()));
 }
 
-Status render(const sdk::TemplateData& data, const fs::path& dir) {
+/// Takes `data` to fill in the page's defaults without copying it (a row per repository).
+Status render(sdk::TemplateData data, const fs::path& dir) {
   const emit::TemplateStore templates;
-  auto page = templates.render("fleet_dashboard.html", data, "fleet");
+  auto page = templates.render("fleet_dashboard.html", std::move(data), "fleet");
   if (!page) return page.error();
   return outputs::writeFileAtomically(dir / "index.html", [&](std::ostream& out) { out << page.value(); });
 }
@@ -256,7 +287,8 @@ Status writeDashboard(const Store& store, const fs::path& dir) {
     addRepositories(data, dir, runs);
     addBrokenRules(data, runs);
   }
-  return render(data, dir);
+  std::vector<RepoRun>().swap(runs);  // the page needs only `data` now: not both at once
+  return render(std::move(data), dir);
 }
 
 Status writeDashboardProblem(const fs::path& dir, const std::string& problem) {
@@ -264,7 +296,7 @@ Status writeDashboardProblem(const fs::path& dir, const std::string& problem) {
   data.set("night_id", "none").set("night_label", "store unreadable").set("night_state", "unknown");
   data.set("night_count", "0");
   data.set("empty_reason", outputs::escapeMarkup("The fleet store cannot be read: " + problem));
-  return render(data, dir);
+  return render(std::move(data), dir);
 }
 
 }  // namespace migrate::fleet

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "acquire/git_session.hpp"
+#include "fleet/mirror.hpp"
 
 namespace migrate::fleet {
 namespace fs = std::filesystem;
@@ -184,8 +185,13 @@ Result<Delivery> deliver(const DeliverSpec& spec, const RepoSpec& repo, const fs
   git_reference_free(outgoing);
 
   // Push it as the branch (forced: the branch is the tool's, renewed with each adaptation).
+  // An anonymous remote with the URL rewritten here: libgit2's own insteadOf leaks (see rewrittenUrl).
+  git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
+  create.repository = r;
+  create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF;
   git_remote* remote_raw = nullptr;
-  if (git_remote_create_anonymous(&remote_raw, r, d.remote.c_str()) != 0) return failed("remote " + d.remote);
+  if (git_remote_create_with_opts(&remote_raw, rewrittenUrl(r, d.remote, true).c_str(), &create) != 0)
+    return failed("remote " + d.remote);
   Remote remote(remote_raw);
   PushState state{{}, &stop};
   git_push_options opts = GIT_PUSH_OPTIONS_INIT;

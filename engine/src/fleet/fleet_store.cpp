@@ -109,14 +109,15 @@ Status loadDetails(sqlite3* db, const fs::path& file, std::int64_t night, const 
   const std::string what = "reading the stages and finding counts of night " + std::to_string(night);
 
   Statement stages(db,
-                   "SELECT repo, stage, status, detail, seconds FROM stages "
+                   "SELECT repo, stage, status, detail, seconds, kept, total FROM stages "
                    "WHERE night_id = ?1 AND (?2 IS NULL OR repo = ?2) ORDER BY repo, ord");
   stages.bindInt(1, night);
   if (repo != nullptr) stages.bindText(2, *repo);
   while (stages.next()) {
     auto it = by_name.find(stages.text(0));
     if (it == by_name.end()) continue;
-    it->second->stages.push_back(StageRow{stages.text(1), stages.text(2), stages.text(3), stages.real(4)});
+    it->second->stages.push_back(StageRow{stages.text(1), stages.text(2), stages.text(3), stages.real(4),
+                                          stages.integer(5), stages.integer(6)});
   }
   if (!stages.ok()) return sqlError(file, what, stages.error());
 
@@ -193,8 +194,8 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
   if (!insert.run()) return sqlError(file, what, insert.error());
 
   Statement stage(db,
-                  "INSERT INTO stages(night_id, repo, stage, ord, status, detail, seconds) "
-                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+                  "INSERT INTO stages(night_id, repo, stage, ord, status, detail, seconds, kept, total) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   std::int64_t ord = 0;
   for (const auto& st : run.stages) {
     stage.reset();
@@ -204,7 +205,9 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
         .bindInt(4, ord++)
         .bindText(5, st.status)
         .bindText(6, st.detail)
-        .bindReal(7, st.seconds);
+        .bindReal(7, st.seconds)
+        .bindInt(8, st.kept)
+        .bindInt(9, st.total);
     if (!stage.run()) return sqlError(file, what + " (stage '" + st.stage + "')", stage.error());
   }
 

@@ -21,7 +21,7 @@ namespace migrate::fleet {
 
 /// Version of the store's schema (the `meta` table's `schema_version`); bumped on incompatible
 /// changes. A store with a newer version is refused with a message naming both versions.
-inline constexpr int kStoreSchemaVersion = 2;
+inline constexpr int kStoreSchemaVersion = 3;
 
 /// One night: a `fleet run` over the manifest, possibly resumed after an interruption.
 struct Night {
@@ -50,6 +50,9 @@ struct StageRow {
   std::string status;  ///< completed | failed | not_available | skipped
   std::string detail;
   double seconds = 0.0;
+  /// Taken over from the repository's previous output (emit: files of adapted/; verify: checks), of `total`.
+  std::int64_t kept = 0;
+  std::int64_t total = 0;
 };
 
 /// One repository in one night.

@@ -177,6 +177,10 @@ std::string statusJson(const Night& night, const std::vector<const RepoRun*>& ru
     row["verify_status"] = r->verify_status;
     row["peak_rss_mb"] = rounded(r->peak_rss_mb, 1);
     row["cached_from"] = r->cached_from ? Json(*r->cached_from) : Json(nullptr);
+    Json reused = Json::object();  // what the run took over from the repository's previous output
+    for (const StageRow& st : r->stages)
+      if (st.kept > 0) reused[st.stage] = {{"kept", st.kept}, {"of", st.total}};
+    row["reused"] = std::move(reused);
     row["started_at"] = r->started_at;
     row["finished_at"] = r->finished_at;
     row["delivery"] =

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "acquire/git_session.hpp"
@@ -19,6 +21,10 @@ struct RemoteDeleter {
   void operator()(git_remote* r) const { git_remote_free(r); }
 };
 using Remote = std::unique_ptr<git_remote, RemoteDeleter>;
+struct ConfigDeleter {
+  void operator()(git_config* c) const { git_config_free(c); }
+};
+using Config = std::unique_ptr<git_config, ConfigDeleter>;
 
 struct Callbacks {
   const std::atomic<bool>* stop;
@@ -74,23 +80,36 @@ std::string branchList(git_repository* repo) {
   return out.empty() ? "none" : out;
 }
 
+/// The fetched namespaces: every branch and every tag, as they are on the remote.
+constexpr const char* kBranchSpec = "+refs/heads/*:refs/heads/*";
+constexpr const char* kTagSpec = "+refs/tags/*:refs/tags/*";
+
+/// Records `url` as the mirror's remote.origin.url (for people who look at the mirror) when it is
+/// not that yet; a failure to record it costs nothing, the fetch does not read it.
+void recordOrigin(git_repository* repo, const std::string& url) {
+  git_config* raw = nullptr;
+  if (git_repository_config(&raw, repo) != 0) return;
+  Config config(raw);
+  git_buf current = GIT_BUF_INIT;
+  const bool same = git_config_get_string_buf(&current, config.get(), "remote.origin.url") == 0 &&
+                    current.ptr != nullptr && url == current.ptr;
+  git_buf_dispose(&current);
+  if (!same) (void)git_config_set_string(config.get(), "remote.origin.url", url.c_str());
+}
+
 /// One fetch of every branch and tag (a clone when the mirror is new); sets the mirror's HEAD
-/// to the remote's default branch.
+/// to the remote's default branch. The remote is an in-memory one, neither looked up nor created
+/// in the mirror's configuration: libgit2 1.5 would match every configuration entry against a
+/// pattern there (see rewrittenUrl), leaking a PCRE2 match block per entry and call.
 Status fetchOnce(git_repository* repo, const std::string& url, Callbacks& cb, bool fresh) {
+  recordOrigin(repo, url);
+  git_remote_create_options create = GIT_REMOTE_CREATE_OPTIONS_INIT;
+  create.repository = repo;
+  create.name = nullptr;  // anonymous: nothing is read from or written to the configuration
+  create.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
   git_remote* raw = nullptr;
-  if (git_remote_lookup(&raw, repo, "origin") != 0) {
-    if (git_remote_create_with_fetchspec(&raw, repo, "origin", url.c_str(), "+refs/heads/*:refs/heads/*") !=
-        0)
-      return makeError(git::lastError());
-    if (git_remote_add_fetch(repo, "origin", "+refs/tags/*:refs/tags/*") != 0)
-      return makeError(git::lastError());
-    git_remote_free(raw);
-    if (git_remote_lookup(&raw, repo, "origin") != 0) return makeError(git::lastError());
-  } else if (std::string(git_remote_url(raw)) != url) {  // the manifest moved the repository
-    git_remote_free(raw);
-    if (git_remote_set_url(repo, "origin", url.c_str()) != 0 || git_remote_lookup(&raw, repo, "origin") != 0)
-      return makeError(git::lastError());
-  }
+  if (git_remote_create_with_opts(&raw, rewrittenUrl(repo, url, false).c_str(), &create) != 0)
+    return makeError(git::lastError());
   Remote remote(raw);
   git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
   callbacks.transfer_progress = onTransfer;
@@ -106,7 +125,9 @@ Status fetchOnce(git_repository* repo, const std::string& url, Callbacks& cb, bo
   opts.callbacks = callbacks;
   opts.prune = GIT_FETCH_PRUNE;
   opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-  if (git_remote_fetch(remote.get(), nullptr, &opts,
+  char* specs[] = {const_cast<char*>(kBranchSpec), const_cast<char*>(kTagSpec)};
+  const git_strarray refspecs{specs, 2};
+  if (git_remote_fetch(remote.get(), &refspecs, &opts,
                        fresh ? "migrate-pipeline: mirror" : "migrate-pipeline: fetch") != 0)
     return makeError(git::lastError());
   if (!default_branch.empty()) git_repository_set_head(repo, default_branch.c_str());
@@ -184,6 +205,37 @@ Result<MirrorState> updateMirror(const fs::path& mirror, const std::string& url,
   if (!commit) return commit.error();
   state.commit = commit.value();
   return state;
+}
+
+std::string rewrittenUrl(git_repository* repo, const std::string& url, bool push) {
+  git_config* raw = nullptr;
+  if (git_repository_config_snapshot(&raw, repo) != 0) return url;
+  Config config(raw);
+  git_config_iterator* it = nullptr;
+  if (git_config_iterator_new(&it, config.get()) != 0) return url;  // every entry: no pattern
+  // Names come lower-cased but for the subsection: url.<base>.insteadof, url.<base>.pushinsteadof.
+  constexpr std::string_view kSection = "url.";
+  constexpr std::string_view kFetch = ".insteadof";
+  constexpr std::string_view kPush = ".pushinsteadof";
+  std::string fetch_base, push_base;
+  std::size_t fetch_length = 0, push_length = 0;
+  git_config_entry* entry = nullptr;
+  while (git_config_next(&entry, it) == 0) {
+    const std::string_view name = entry->name;
+    const std::string_view value = entry->value != nullptr ? entry->value : "";
+    if (!name.starts_with(kSection) || value.empty() || url.compare(0, value.size(), value) != 0) continue;
+    for (auto [suffix, base, length] :
+         {std::tuple{kFetch, &fetch_base, &fetch_length}, std::tuple{kPush, &push_base, &push_length}}) {
+      if (name.size() <= kSection.size() + suffix.size() || !name.ends_with(suffix) ||
+          value.size() <= *length)
+        continue;
+      *length = value.size();  // the longest prefix wins, as in git
+      *base = std::string(name.substr(kSection.size(), name.size() - kSection.size() - suffix.size()));
+    }
+  }
+  git_config_iterator_free(it);
+  if (push && push_length > 0) return push_base + url.substr(push_length);
+  return fetch_length > 0 ? fetch_base + url.substr(fetch_length) : url;
 }
 
 bool isGitRepository(const fs::path& path) {

@@ -9,6 +9,8 @@
 #include "fleet/fleet_spec.hpp"
 #include "migrate/engine/result.hpp"
 
+struct git_repository;
+
 namespace migrate::fleet {
 
 /// What a mirror update resolved.
@@ -25,6 +27,15 @@ struct MirrorState {
 Result<MirrorState> updateMirror(const std::filesystem::path& mirror, const std::string& url,
                                  const std::string& ref, const FetchSpec& fetch,
                                  const std::atomic<bool>& stop);
+
+/// `url` as git rewrites it with `repo`'s configuration (all levels): the base of the longest
+/// url.<base>.insteadOf value that is a prefix of it, for a push url.<base>.pushInsteadOf first.
+/// Read without libgit2's patterns: libgit2 1.5 (Debian 12) leaks a PCRE2 match block (24 KiB
+/// with PCRE2 10.42) for every entry a pattern does not match (libgit2#6382, fixed in 1.6), and
+/// its own insteadOf, in git_remote_lookup and git_remote_create*, matches every entry of the
+/// configuration twice per call: most of a fleet runner's memory after a cold night. Remotes are
+/// created with GIT_REMOTE_CREATE_SKIP_INSTEADOF and this URL instead.
+std::string rewrittenUrl(git_repository* repo, const std::string& url, bool push);
 
 /// True when `path` is the top of a git repository (a work tree or a bare repository).
 bool isGitRepository(const std::filesystem::path& path);

@@ -100,7 +100,8 @@ bool readOutputs(const fs::path& out, RepoRun& run, std::string& error) {
   }
   run.stages.clear();
   for (const StageRecord& s : m.stages)
-    run.stages.push_back({s.name, s.status, oneLine(s.detail, 2000), s.seconds});
+    run.stages.push_back({s.name, s.status, oneLine(s.detail, 2000), s.seconds,
+                          static_cast<std::int64_t>(s.kept), static_cast<std::int64_t>(s.total)});
   return true;
 }
 

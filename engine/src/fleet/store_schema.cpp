@@ -1,6 +1,7 @@
 #include "fleet/store_schema.hpp"
 
 #include <charconv>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -129,6 +130,17 @@ CREATE TABLE broken_rules(
 );
 )sql";
 
+// What version 3 adds to version 2: what each stage took over from the repository's previous
+// output instead of making it again (emit: files of adapted/; verify: checks), of how many.
+constexpr const char* kSchemaV3 = R"sql(
+ALTER TABLE stages ADD COLUMN kept INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE stages ADD COLUMN total INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+// The steps from version N to N + 1, from version 1 on.
+constexpr const char* kMigrations[] = {kSchemaV2, kSchemaV3};
+static_assert(std::size(kMigrations) == kStoreSchemaVersion - 1, "one migration step per version");
+
 struct SchemaPresence {
   bool meta = false;
   bool other = false;
@@ -165,8 +177,9 @@ Status createSchemaIfAbsent(sqlite3* db, const fs::path& file) {
     return makeError(file.string() +
                      " is not a fleet store (a SQLite database without the store's meta table)" + kWhatToDo);
   }
-  if (!execute(db, kSchema, error) || !execute(db, kSchemaV2, error))
-    return sqlError(file, "creating the store's schema", error);
+  if (!execute(db, kSchema, error)) return sqlError(file, "creating the store's schema", error);
+  for (const char* step : kMigrations)
+    if (!execute(db, step, error)) return sqlError(file, "creating the store's schema", error);
   Statement version(db, "INSERT INTO meta(key, value) VALUES('schema_version', ?1)");
   version.bindText(1, std::to_string(kStoreSchemaVersion));
   if (!version.run()) return sqlError(file, "writing the store's schema version", version.error());
@@ -195,24 +208,25 @@ Status checkSchemaVersion(sqlite3* db, const fs::path& file) {
     return makeError(file.string() + ": store schema version " + std::to_string(version) + " is newer than " +
                      reads + "; use a newer migrate-pipeline or another --output directory");
   }
-  if (version == 1) return migrateFromVersion1(db, file);
+  if (version < kStoreSchemaVersion) return migrateFrom(version, db, file);
   return Ok{};
 }
 
-Status migrateFromVersion1(sqlite3* db, const fs::path& file) {
+Status migrateFrom(int version, sqlite3* db, const fs::path& file) {
+  const std::string what = "migrating the store from schema version " + std::to_string(version);
   std::string error;
   Transaction tx(db);
-  if (!tx.begin(error)) return sqlError(file, "migrating the store from schema version 1", error);
+  if (!tx.begin(error)) return sqlError(file, what, error);
   // Another process may have migrated it meanwhile: the version is read again inside the write.
   Statement current(db, "SELECT value FROM meta WHERE key = 'schema_version'");
-  if (current.next() && current.text(0) != "1") return Ok{};
-  if (!current.ok()) return sqlError(file, "migrating the store from schema version 1", current.error());
-  if (!execute(db, kSchemaV2, error))
-    return sqlError(file, "migrating the store from schema version 1", error);
-  Statement version(db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
-  version.bindText(1, std::to_string(kStoreSchemaVersion));
-  if (!version.run()) return sqlError(file, "writing the store's schema version", version.error());
-  if (!tx.commit(error)) return sqlError(file, "migrating the store from schema version 1", error);
+  if (current.next() && current.text(0) != std::to_string(version)) return Ok{};
+  if (!current.ok()) return sqlError(file, what, current.error());
+  for (int step = version; step < kStoreSchemaVersion; ++step)
+    if (!execute(db, kMigrations[step - 1], error)) return sqlError(file, what, error);
+  Statement stamp(db, "UPDATE meta SET value = ?1 WHERE key = 'schema_version'");
+  stamp.bindText(1, std::to_string(kStoreSchemaVersion));
+  if (!stamp.run()) return sqlError(file, "writing the store's schema version", stamp.error());
+  if (!tx.commit(error)) return sqlError(file, what, error);
   return Ok{};
 }
 

@@ -15,12 +15,14 @@ namespace migrate::fleet {
 Status createSchemaIfAbsent(sqlite3* db, const std::filesystem::path& file);
 
 /// Refuses a store whose schema version is missing, malformed or newer than this program reads;
-/// migrates a version-1 store (migrateFromVersion1).
+/// migrates an older store (migrateFrom).
 Status checkSchemaVersion(sqlite3* db, const std::filesystem::path& file);
 
-/// Version 1 → 2: adds the tables of verification outcomes and of the rules whose edits broke
-/// checks (check_outcomes, broken_rules); the rows already stored are kept as they are. In one
+/// Migrates a store of schema version `version` to kStoreSchemaVersion, step by step: 1 → 2 adds
+/// the tables of verification outcomes and of the rules whose edits broke checks
+/// (check_outcomes, broken_rules); 2 → 3 adds what each stage took over from the previous output
+/// (stages.kept, stages.total). The rows already stored are kept as they are. In one
 /// transaction: a store is never left half migrated.
-Status migrateFromVersion1(sqlite3* db, const std::filesystem::path& file);
+Status migrateFrom(int version, sqlite3* db, const std::filesystem::path& file);
 
 }  // namespace migrate::fleet
