@@ -293,6 +293,15 @@ int main(int argc, char** argv) {
   fleet_history->add_option("dir", fleet_dir, "Fleet directory")->required();
   fleet_history->add_option("--format", fleet_format, "table, json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
+  std::string diff_from, diff_to, diff_repo, diff_format = "md";
+  auto* fleet_diff = fleet->add_subcommand(
+      "diff", "Findings new, fixed and persisting between two nights, and why they moved");
+  fleet_diff->add_option("dir", fleet_dir, "Fleet directory")->required();
+  fleet_diff->add_option("--from", diff_from, "The earlier night's label (default: the one before --to)");
+  fleet_diff->add_option("--to", diff_to, "The later night's label (default: the latest)");
+  fleet_diff->add_option("--repo", diff_repo, "Only this repository");
+  fleet_diff->add_option("--format", diff_format, "md, csv or json")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
   auto* fleet_dashboard = fleet->add_subcommand("dashboard", "Write DIR/index.html from the store");
   fleet_dashboard->add_option("dir", fleet_dir, "Fleet directory")->required();
   std::vector<std::string> merge_dirs;
@@ -327,6 +336,7 @@ int main(int argc, char** argv) {
   }
   if (*fleet_status) return fleetStatus(fleet_dir, fleet_night, fleet_format);
   if (*fleet_history) return fleetHistory(fleet_dir, fleet_format);
+  if (*fleet_diff) return fleetDiff(fleet_dir, diff_from, diff_to, diff_repo, diff_format);
   if (*fleet_dashboard) return fleetDashboard(fleet_dir);
   if (*fleet_merge) {
     std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());

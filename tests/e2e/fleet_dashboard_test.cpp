@@ -78,6 +78,14 @@ TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
             std::string::npos);
   // What night 2 took over from night 1: all of the unchanged repository, part of the changed one.
   const auto reused = all(page.dom, std::regex("<td data-value=\"-?[0-9]+\">([^<]*)</td>\\s*<td><a"));
+  // Since night 1: small's new finding, by its code, with a link to its diff (fleet diff's page).
+  EXPECT_NE(page.dom.find("<div class=\"value\">1</div><div class=\"muted\">new since "), std::string::npos);
+  std::smatch change;
+  const std::string dom = page.dom;
+  ASSERT_TRUE(std::regex_search(dom, change,
+                                std::regex("<a href=\"(diff/[^\"]+/small\\.md)\">\\+1 −0 \\(code\\)</a>")))
+      << page.dom;
+  EXPECT_NE(readFile(out / change[1].str()).find("| small | code | 1 | 0 |"), std::string::npos);
   ASSERT_EQ(reused.size(), 3u) << page.dom;
   EXPECT_EQ(reused[0], "everything (unchanged)");             // large
   EXPECT_EQ(reused[1].rfind("emit 1/", 0), 0u) << reused[1];  // small: util.py's copy in adapted/

@@ -58,6 +58,7 @@ RepoRun makeRun(const std::string& name, const std::string& status = "succeeded"
   r.duration_s = 12.25;
   r.peak_rss_mb = 512.5;
   r.cache_key = "ck-" + name;
+  r.tool_key = "tk-1";
   r.output_dir = "2026-11-26/" + name;
   r.findings = 15;
   r.findings_fixed = 4;
@@ -75,6 +76,7 @@ RepoRun makeRun(const std::string& name, const std::string& status = "succeeded"
   r.counts = {{"cuda.device", "device", "error", 12, 4}, {"cuda.stream", "attention", "warning", 3, 0}};
   r.outcomes = {{"passed", 7}, {"introduced", 1}, {"environment", 3}, {"skipped", 2}};
   r.broken_rules = {{"DEV-001", 1}};
+  r.found = {{"f00d", "cuda.device", "model.py", 3, true}, {"beef", "cuda.stream", "train.py", 12, false}};
   return r;
 }
 
@@ -89,6 +91,7 @@ void expectSameRun(const RepoRun& a, const RepoRun& b) {
   EXPECT_DOUBLE_EQ(a.duration_s, b.duration_s);
   EXPECT_DOUBLE_EQ(a.peak_rss_mb, b.peak_rss_mb);
   EXPECT_EQ(a.cache_key, b.cache_key);
+  EXPECT_EQ(a.tool_key, b.tool_key);
   EXPECT_EQ(a.output_dir, b.output_dir);
   EXPECT_EQ(a.cached_from, b.cached_from);
   EXPECT_EQ(a.findings, b.findings);
@@ -120,6 +123,14 @@ void expectSameRun(const RepoRun& a, const RepoRun& b) {
   }
   EXPECT_EQ(a.outcomes, b.outcomes);
   EXPECT_EQ(a.broken_rules, b.broken_rules);
+}
+
+/// Makes a store look as version 2 wrote it: without what version 3 added.
+void dropVersion3(const std::filesystem::path& file) {
+  queryOne(file, "ALTER TABLE stages DROP COLUMN kept");
+  queryOne(file, "ALTER TABLE stages DROP COLUMN total");
+  queryOne(file, "ALTER TABLE runs DROP COLUMN tool_key");
+  queryOne(file, "DROP TABLE findings");
 }
 
 std::vector<std::string> names(const std::vector<RepoRun>& runs) {
@@ -179,8 +190,7 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   }
   queryOne(file, "DROP TABLE check_outcomes");
   queryOne(file, "DROP TABLE broken_rules");
-  queryOne(file, "ALTER TABLE stages DROP COLUMN kept");
-  queryOne(file, "ALTER TABLE stages DROP COLUMN total");
+  dropVersion3(file);
   queryOne(file, "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   ASSERT_EQ(queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name = 'broken_rules'"), "0");
 
@@ -193,6 +203,7 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 1u);
   for (StageRow& s : old.stages) s.kept = s.total = 0;  // version 1 did not keep them
+  old.tool_key.clear();
   expectSameRun(runs->front(), old);
   const RepoRun fresh = makeRun("beta");
   ASSERT_TRUE(store.recordRun(id, fresh).ok());
@@ -204,8 +215,9 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   expectSameRun(both->at(1), fresh);
 }
 
-// A store of version 2 (the release before the stages' reuse counts) gains stages.kept and
-// stages.total: its stage rows read as having made everything, a new row keeps its counts.
+// A store of version 2 (the release before the stages' reuse counts, the tool key and the
+// findings by fingerprint) gains them: its rows read as having made everything, with no tool
+// key and no findings; a new row keeps its own.
 TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
   TempDir dir;
   const auto file = dir / "fleet.db";
@@ -216,8 +228,7 @@ TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
     id = begin(store, "2026-11-26").id;
     ASSERT_TRUE(store.recordRun(id, old).ok());
   }
-  queryOne(file, "ALTER TABLE stages DROP COLUMN kept");
-  queryOne(file, "ALTER TABLE stages DROP COLUMN total");
+  dropVersion3(file);
   queryOne(file, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
 
   Store store = openStore(file);
@@ -226,7 +237,11 @@ TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 1u);
   for (StageRow& s : old.stages) s.kept = s.total = 0;
+  old.tool_key.clear();
   expectSameRun(runs->front(), old);
+  auto none = store.foundFindings(id, "alpha");
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_TRUE(none->empty()) << "version 2 kept no findings";
   const RepoRun fresh = makeRun("beta");
   ASSERT_TRUE(store.recordRun(id, fresh).ok());
   auto both = store.runs(id);
@@ -235,6 +250,12 @@ TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
   expectSameRun(both->at(1), fresh);
   EXPECT_EQ(queryOne(file, "SELECT kept || '/' || total FROM stages WHERE repo = 'beta' AND stage = 'emit'"),
             "2839/2841");
+  auto found = store.foundFindings(id, "beta");
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  ASSERT_EQ(found->size(), 2u);
+  EXPECT_EQ(found->front().fingerprint, "f00d");
+  EXPECT_TRUE(found->front().fixed);
+  EXPECT_EQ(found->back().line, 12);
 }
 
 TEST(FleetStore, UsesWalModeAndForeignKeys) {
@@ -606,6 +627,12 @@ TEST(FleetStore, MergesShardStores) {
   auto rows27 = target.runs((*n27)->id);
   ASSERT_TRUE(rows27.ok());
   EXPECT_EQ(names(*rows27), (std::vector<std::string>{"alpha", "beta", "gamma"}));
+  // The findings came along: a run's own, and a cached row's through the run it carries over.
+  for (const std::int64_t night : {(*n26)->id, (*n27)->id}) {
+    auto found = target.foundFindings(night, "beta");
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    EXPECT_EQ(found->size(), 2u) << night;
+  }
   EXPECT_EQ((*rows27)[1].cached_from, std::optional<std::int64_t>((*n26)->id));
   EXPECT_NE((*n26)->id, b26->id);  // so the translation is what the test sees
   EXPECT_FALSE((*rows27)[2].cached_from.has_value());

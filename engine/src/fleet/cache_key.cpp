@@ -36,14 +36,25 @@ const std::string& CacheKeys::templatesOf(const std::string& dir) {
 }
 
 std::string CacheKeys::keyFor(const std::string& commit, const PipelineSpec& effective) {
+  // The source as the outputs name it (the mirror only makes it faster), then the tool.
+  const SourceSpec& s = effective.source;
+  return digest("commit " + commit + "\nsource " + s.path + "\n" + s.url + "\n" + s.ref + "\n" +
+                toolText(effective));
+}
+
+std::string CacheKeys::toolKeyFor(const PipelineSpec& effective) {
+  return digest(toolText(effective));
+}
+
+std::string CacheKeys::toolText(const PipelineSpec& effective) {
   PipelineSpec what = effective;  // where and how fast do not change what is written
   what.output.clear();
   what.work_dir.clear();
   what.jobs = 0;
-  what.source.mirror.clear();
+  what.source = {};  // the repository's, not the tool's (keyFor adds it)
   what.report.directory.clear();
   what.cache = {};  // the per-file cache changes how fast, never what
-  std::string text = "commit " + commit + "\nengine " + engine_ + "\n";
+  std::string text = "engine " + engine_ + "\n";
   {
     std::lock_guard lock(mutex_);
     const auto& plugins = pluginsOf(effective.plugin_dir);
@@ -58,7 +69,7 @@ std::string CacheKeys::keyFor(const std::string& commit, const PipelineSpec& eff
       text += "rule pack " + pack + " " + templatesOf(pack) + "\n";
   }
   text += "pipeline\n" + dumpPipeline(what);
-  return digest(text);
+  return text;
 }
 
 }  // namespace migrate::fleet

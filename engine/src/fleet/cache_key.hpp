@@ -20,8 +20,13 @@ class CacheKeys {
 
   /// The key of running `effective` (its source at `commit`); thread-safe.
   std::string keyFor(const std::string& commit, const PipelineSpec& effective);
+  /// The tool's part of that key (all but the commit): when it changes between two nights, the
+  /// tool changed (engine, plugins, rules, templates, rule packs, pipeline); thread-safe.
+  std::string toolKeyFor(const PipelineSpec& effective);
 
  private:
+  /// The text the keys digest, less the commit.
+  std::string toolText(const PipelineSpec& effective);
   /// "name version digest rules:<ids digest>" per plugin of `dir`.
   const std::map<std::string, std::string>& pluginsOf(const std::string& dir);
   const std::string& templatesOf(const std::string& dir);

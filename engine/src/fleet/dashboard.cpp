@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "emit/template_store.hpp"
+#include "fleet/night_diff.hpp"
 #include "fleet/trend_chart.hpp"
 #include "migrate/engine/model.hpp"
 #include "outputs/json_output.hpp"
@@ -160,17 +161,51 @@ void addBrokenRules(sdk::TemplateData& data, const std::vector<RepoRun>& runs) {
   data.setFlag("has_broken_rules", !sorted.empty());
 }
 
-void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::vector<RepoRun>& runs) {
+/// A repository's findings since the night before (fleet diff), and the page with them.
+struct Change {
+  std::size_t added = 0;
+  std::size_t fixed = 0;
+  std::string why;
+  std::string link;  ///< diff/<night>/<repo>.md relative to the page; empty without changes
+};
+
+/// Each repository's change from night `before` to `latest`; a repository with new or fixed
+/// findings gets DIR/diff/<latest>/<repo>.md (fleet diff's Markdown for it alone).
+Result<std::map<std::string, Change>> changesSince(const Store& store, const Night& before,
+                                                   const Night& latest, const fs::path& dir) {
+  std::map<std::string, Change> out;
+  Status written = Ok{};
+  const Status st = forEachRepoDiff(store, before, latest, std::nullopt, [&](RepoDiff&& d) {
+    Change& c = out[d.name];
+    c.added = d.added.size();
+    c.fixed = d.fixed.size();
+    c.why = d.why;
+    if ((c.added == 0 && c.fixed == 0) || !written) return;
+    c.link = "diff/" + latest.label + "/" + d.name + ".md";
+    const std::string page = formatDiff(NightDiff{before, latest, {std::move(d)}}, "md");
+    std::error_code ec;
+    fs::create_directories(dir / "diff" / latest.label, ec);
+    written = outputs::writeFileAtomically(dir / c.link, [&](std::ostream& o) { o << page; });
+  });
+  if (!st) return st.error();
+  if (!written) return written.error();
+  return out;
+}
+
+void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::vector<RepoRun>& runs,
+                     const std::map<std::string, Change>& changes) {
   const std::vector<std::pair<std::string, std::string>> columns{
       {"name", "Repository"},   {"status", "Status"},
       {"commit", "Commit"},     {"remaining", "Findings left"},
       {"domains", "By domain"}, {"effort", "Effort (person-days)"},
       {"verdict", "Verdict"},   {"verification", "Checks"},
-      {"duration", "Duration"}, {"reused", "Reused"}};
+      {"duration", "Duration"}, {"changes", "Since the night before"},
+      {"reused", "Reused"}};
   for (const auto& [key, title] : columns) {
     sdk::TemplateData& c = data.addItem("columns");
     c.set("key", key).set("title", title);
-    c.setFlag("numeric", key == "remaining" || key == "effort" || key == "duration" || key == "reused");
+    c.setFlag("numeric", key == "remaining" || key == "effort" || key == "duration" || key == "reused" ||
+                             key == "changes");
   }
   std::vector<const RepoRun*> sorted;
   for (const RepoRun& r : runs) sorted.push_back(&r);
@@ -198,6 +233,16 @@ void addRepositories(sdk::TemplateData& data, const fs::path& dir, const std::ve
     const std::string reused = reuse(*r, reused_percent);
     sdk::TemplateData& row = data.addItem("repos");
     row.set("reused", outputs::escapeMarkup(reused)).set("reused_percent", std::to_string(reused_percent));
+    const auto change = changes.find(r->name);
+    if (change != changes.end()) {
+      const Change& c = change->second;
+      row.set("changes", outputs::escapeMarkup(fmt::format("+{} −{} ({})", c.added, c.fixed, c.why)))
+          .set("changes_added", std::to_string(c.added))
+          .set("changes_link", outputs::escapeMarkup(c.link));
+      row.setFlag("has_changes_link", !c.link.empty());
+    } else {
+      row.set("changes", "").set("changes_added", "-1");
+    }
     row.set("name", name)
         .set("status", r->status)
         .set("status_rank", std::to_string(statusRank(r->status)))
@@ -284,7 +329,24 @@ Status writeDashboard(const Store& store, const fs::path& dir) {
       v.setFlag("last", ++i == verdicts.size());
     }
     addCharts(data, history.value());
-    addRepositories(data, dir, runs);
+    // Since the night before the latest: findings new and fixed, and why (fleet diff).
+    std::map<std::string, Change> changes;
+    const Night* before = nullptr;
+    for (const NightSummary& s : history.value())
+      if (s.night.id < latest.value()->id) before = &s.night;
+    if (before) {
+      auto found = changesSince(store, *before, *latest.value(), dir);
+      if (!found) return found.error();
+      changes = std::move(found.value());
+      std::size_t added = 0, fixed = 0;
+      for (const auto& [name, c] : changes) {
+        added += c.added;
+        fixed += c.fixed;
+      }
+      card(data, std::to_string(added), "new since " + before->label);
+      card(data, std::to_string(fixed), "fixed since " + before->label);
+    }
+    addRepositories(data, dir, runs, changes);
     addBrokenRules(data, runs);
   }
   std::vector<RepoRun>().swap(runs);  // the page needs only `data` now: not both at once

@@ -1,4 +1,4 @@
-// `migrate-pipeline fleet status | history | merge`: reading and combining fleet stores.
+// `migrate-pipeline fleet status | history | diff | merge`: reading and combining fleet stores.
 
 #include <iostream>
 #include <set>
@@ -7,6 +7,7 @@
 #include "fleet/fleet_spec.hpp"
 #include "fleet/fleet_store.hpp"
 #include "fleet/fleet_tables.hpp"
+#include "fleet/night_diff.hpp"
 #include "migrate/engine/fleet.hpp"
 #include "migrate/engine/runner.hpp"
 #include "migrate/sdk/version.hpp"
@@ -88,6 +89,53 @@ int fleetStatus(const fs::path& dir, std::int64_t id, const std::string& format)
     return kExitFleetStore;
   }
   std::cout << formatStatus(*night.value(), runs.value(), format, fs::absolute(dir).lexically_normal());
+  return kExitOk;
+}
+
+int fleetDiff(const fs::path& dir, const std::string& from, const std::string& to, const std::string& repo,
+              const std::string& format) {
+  auto store = openExisting(dir);
+  if (!store) return kExitFleetStore;
+  auto nights = store->nights();
+  if (!nights) {
+    std::cerr << "error: " << nights.error().message << "\n";
+    return kExitFleetStore;
+  }
+  auto find = [&](const std::string& label) -> const Night* {
+    for (const Night& n : nights.value())
+      if (n.label == label) return &n;
+    return nullptr;
+  };
+  const Night* later = to.empty() ? (nights->empty() ? nullptr : &nights->back()) : find(to);
+  const Night* earlier = nullptr;
+  if (!from.empty()) {
+    earlier = find(from);
+  } else if (later) {
+    for (const Night& n : nights.value())
+      if (n.id < later->id) earlier = &n;
+  }
+  for (const auto& [night, label, flag] :
+       {std::tuple{later, to, "--to"}, std::tuple{earlier, from, "--from"}})
+    if (!night) {
+      std::cerr << "error: "
+                << (label.empty()
+                        ? std::string("the store has no night to compare with (two nights at least)")
+                        : std::string("no night '") + label + "' (" + flag + ")")
+                << " in " << (dir / "fleet.db").string() << "; `migrate-pipeline fleet history "
+                << dir.string() << "` lists the nights\n";
+      return kExitUsage;
+    }
+  auto diff = diffNights(store.value(), *earlier, *later, repo.empty() ? std::nullopt : std::optional(repo));
+  if (!diff) {
+    std::cerr << "error: " << diff.error().message << "\n";
+    return kExitFleetStore;
+  }
+  if (!repo.empty() && diff->repos.empty()) {
+    std::cerr << "error: no repository '" << repo << "' in night " << earlier->label << " or " << later->label
+              << "\n";
+    return kExitUsage;
+  }
+  std::cout << formatDiff(diff.value(), format);
   return kExitOk;
 }
 

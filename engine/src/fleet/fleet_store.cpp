@@ -32,8 +32,8 @@ constexpr const char* kRunColumns =
     "repo, source, ref, commit_sha, status, reason, exit_code, duration_s, peak_rss_mb, cache_key, "
     "output_dir, cached_from, findings, findings_fixed, effort_days, verdict, verify_status, "
     "checks_passed, checks_failed, checks_skipped, started_at, finished_at, delivery, delivery_branch, "
-    "delivery_commit";
-constexpr int kRunColumnCount = 25;
+    "delivery_commit, tool_key";
+constexpr int kRunColumnCount = 26;
 
 constexpr const char* kWhatToDo = "; move it away or choose another --output directory";
 
@@ -77,6 +77,7 @@ RepoRun readRun(const Statement& s) {
   r.delivery = s.text(22);
   r.delivery_branch = s.text(23);
   r.delivery_commit = s.text(24);
+  r.tool_key = s.text(25);
   return r;
 }
 
@@ -162,9 +163,9 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
                    "INSERT INTO runs(night_id, repo, source, ref, commit_sha, status, reason, exit_code, "
                    "duration_s, peak_rss_mb, cache_key, output_dir, cached_from, findings, findings_fixed, "
                    "effort_days, verdict, verify_status, checks_passed, checks_failed, checks_skipped, "
-                   "started_at, finished_at, delivery, delivery_branch, delivery_commit) "
+                   "started_at, finished_at, delivery, delivery_branch, delivery_commit, tool_key) "
                    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-                   "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)");
+                   "?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)");
   insert.bindInt(1, night)
       .bindText(2, run.name)
       .bindText(3, run.source)
@@ -190,7 +191,8 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
       .bindText(23, run.finished_at)
       .bindText(24, run.delivery)
       .bindText(25, run.delivery_branch)
-      .bindText(26, run.delivery_commit);
+      .bindText(26, run.delivery_commit)
+      .bindText(27, run.tool_key);
   if (!insert.run()) return sqlError(file, what, insert.error());
 
   Statement stage(db,
@@ -235,6 +237,21 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
       row.bindInt(1, night).bindText(2, run.name).bindText(3, name).bindInt(4, checks);
       if (!row.run()) return sqlError(file, what + " (" + key + " '" + name + "')", row.error());
     }
+  }
+
+  Statement finding(db,
+                    "INSERT OR IGNORE INTO findings(night_id, repo, fingerprint, rule, file, line, fixed) "
+                    "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  for (const FoundFinding& f : run.found) {
+    finding.reset();
+    finding.bindInt(1, night)
+        .bindText(2, run.name)
+        .bindText(3, f.fingerprint)
+        .bindText(4, f.rule)
+        .bindText(5, f.file)
+        .bindInt(6, f.line)
+        .bindInt(7, f.fixed ? 1 : 0);
+    if (!finding.run()) return sqlError(file, what + " (finding " + f.fingerprint + ")", finding.error());
   }
   return Ok{};
 }
@@ -414,6 +431,20 @@ Result<std::optional<RepoRun>> Store::lastRun(const std::string& name, std::int6
   return std::optional<RepoRun>(std::move(found.front()));
 }
 
+Result<std::vector<FoundFinding>> Store::foundFindings(std::int64_t night, const std::string& repo) const {
+  Statement s(db_,
+              "SELECT f.fingerprint, f.rule, f.file, f.line, f.fixed FROM runs r JOIN findings f "
+              "ON f.night_id = coalesce(r.cached_from, r.night_id) AND f.repo = r.repo "
+              "WHERE r.night_id = ?1 AND r.repo = ?2 ORDER BY f.file, f.line, f.rule, f.fingerprint");
+  s.bindInt(1, night).bindText(2, repo);
+  std::vector<FoundFinding> out;
+  while (s.next()) out.push_back({s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4) != 0});
+  if (!s.ok())
+    return sqlError(file_, "reading the findings of '" + repo + "' in night " + std::to_string(night),
+                    s.error());
+  return out;
+}
+
 Result<std::vector<NightSummary>> Store::history() const {
   Statement s(
       db_,
@@ -472,6 +503,12 @@ Status Store::mergeFrom(const Store& shard, const std::function<std::string(cons
   for (const auto& n : *shard_nights) {
     auto rows = shard.runs(n.id);
     if (!rows) return rows.error();
+    for (RepoRun& r : *rows) {
+      if (r.status == "cached") continue;  // its findings are those of the run it carries over
+      auto found = shard.foundFindings(n.id, r.name);
+      if (!found) return found.error();
+      r.found = std::move(found.value());
+    }
     shard_runs.push_back(std::move(*rows));
   }
 

@@ -44,6 +44,15 @@ struct FindingCount {
   std::int64_t fixed = 0;  ///< of which the emit stage fixed
 };
 
+/// One finding of a run, as the store tracks it across nights.
+struct FoundFinding {
+  std::string fingerprint;  ///< report/fingerprints.hpp
+  std::string rule;
+  std::string file;
+  std::int64_t line = 0;
+  bool fixed = false;  ///< the emit stage fixed it
+};
+
 /// One stage of the child run (findings.json's `stages`).
 struct StageRow {
   std::string stage;
@@ -69,6 +78,7 @@ struct RepoRun {
   double duration_s = 0.0;       ///< wall time of fetch + run (of the decision, for cached)
   double peak_rss_mb = 0.0;      ///< the child's process group, peak resident memory
   std::string cache_key;         ///< hex digest; empty when none could be computed
+  std::string tool_key;          ///< the key's part without the commit (CacheKeys::toolKeyFor)
   std::string output_dir;        ///< relative to the fleet directory ('/'-separated); may be empty
   std::optional<std::int64_t> cached_from;  ///< cached: the night whose run this row carries over
   std::int64_t findings = 0;                ///< all findings of the run
@@ -93,6 +103,9 @@ struct RepoRun {
   std::map<std::string, std::int64_t> outcomes;
   /// Per rule, how many of the run's `introduced` checks its edits broke (verify.json `broken_by`).
   std::map<std::string, std::int64_t> broken_rules;
+  /// Every finding, recorded by recordRun; read back only by foundFindings (and merges), not by
+  /// runs(): a night's rows stay small.
+  std::vector<FoundFinding> found;
 };
 
 /// A night with its rows counted (what `fleet history` prints and the dashboard charts).
@@ -144,6 +157,9 @@ class Store {
   Result<std::optional<RepoRun>> lastRun(const std::string& name, std::int64_t before_night = 0) const;
   /// Every night with its counts, oldest first.
   Result<std::vector<NightSummary>> history() const;
+  /// The findings of `repo`'s run in `night`, by fingerprint; a cached row's are those of the
+  /// run it carries over.
+  Result<std::vector<FoundFinding>> foundFindings(std::int64_t night, const std::string& repo) const;
   /// Every output_dir the rows of `nights` reference, distinct and sorted; empty ones left out
   /// (for disk retention).
   Result<std::vector<std::string>> referencedOutputDirs(const std::vector<std::int64_t>& nights) const;

@@ -107,6 +107,7 @@ std::optional<RepoRun> runRepository(const NightContext& night, const RepoSpec& 
   auto spec = loadPipeline(night.fleet.pipeline, overrides);
   if (!spec) return finish("failed", "pipeline error: " + spec.error().message);
   run.cache_key = night.keys.keyFor(run.commit, spec.value());
+  run.tool_key = night.keys.toolKeyFor(spec.value());
 
   if (night.use_cache) {
     const std::optional<RepoRun> last = night.previous(repo.name);

@@ -10,6 +10,7 @@
 
 #include "fleet/fleet_spec.hpp"
 #include "outputs/run_outputs.hpp"
+#include "report/fingerprints.hpp"
 
 namespace migrate::fleet {
 namespace fs = std::filesystem;
@@ -67,6 +68,11 @@ bool readOutputs(const fs::path& out, RepoRun& run, std::string& error) {
     ++c.total;
     c.fixed += m.emit.isFixed(i) ? 1 : 0;
   }
+  run.found.clear();
+  const std::vector<std::string> fingerprints = sarif::findingFingerprints(m.findings);
+  for (std::size_t i = 0; i < m.findings.size(); ++i)
+    run.found.push_back({fingerprints[i], m.findings[i].rule_id, m.findings[i].file,
+                         static_cast<std::int64_t>(m.findings[i].range.line), m.emit.isFixed(i)});
   run.counts.clear();
   for (auto& [rule, c] : by_rule) run.counts.push_back(std::move(c));
   run.findings = static_cast<std::int64_t>(m.findings.size());

@@ -130,11 +130,31 @@ CREATE TABLE broken_rules(
 );
 )sql";
 
-// What version 3 adds to version 2: what each stage took over from the repository's previous
-// output instead of making it again (emit: files of adapted/; verify: checks), of how many.
+// What version 3 adds to version 2.
 constexpr const char* kSchemaV3 = R"sql(
+-- What each stage took over from the repository's previous output instead of making it again
+-- (emit: files of adapted/; verify: checks), of how many.
 ALTER TABLE stages ADD COLUMN kept INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE stages ADD COLUMN total INTEGER NOT NULL DEFAULT 0;
+
+-- The tool's part of the cache key (engine, plugins, rules, templates, rule packs, pipeline; not
+-- the commit): a night whose results moved tells "the code changed" from "the tool changed".
+ALTER TABLE runs ADD COLUMN tool_key TEXT NOT NULL DEFAULT '';
+
+-- Every finding of a run that ran (a cached row has those of the run it carries over): its
+-- fingerprint (findings.sarif's partialFingerprints "migratePipeline/v1", which does not move
+-- with the line), rule and place, and whether the emit stage fixed it.
+CREATE TABLE findings(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  file TEXT NOT NULL DEFAULT '',
+  line INTEGER NOT NULL DEFAULT 0,
+  fixed INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, fingerprint),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+) WITHOUT ROWID;
 )sql";
 
 // The steps from version N to N + 1, from version 1 on.

@@ -13,15 +13,18 @@
 #include <vector>
 
 #include "outputs/json_output.hpp"
+#include "report/fingerprints.hpp"
 #include "report/sarif_text.hpp"
 
 namespace migrate {
 namespace {
 
 using nlohmann::ordered_json;
+using sarif::findingFingerprints;
 using sarif::isAsciiAlnum;
 using sarif::isSemanticVersion;
 using sarif::isUtcTimestamp;
+using sarif::kFingerprintKey;
 using sarif::messageText;
 using sarif::pascalCase;
 using sarif::percentEncodePath;
@@ -32,7 +35,6 @@ using sarif::withPeriod;
 
 constexpr const char* kSchemaUri =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
-constexpr const char* kFingerprintKey = "migratePipeline/v1";
 constexpr const char* kSourceRoot = "SRCROOT";
 constexpr const char* kToolName = "migrate-pipeline";
 
@@ -78,16 +80,8 @@ struct RunPlan {
 struct Layout {
   std::vector<RunPlan> runs;
   std::vector<std::uint32_t> run_of;      ///< per finding
-  std::vector<std::uint32_t> occurrence;  ///< per finding: among identical (rule, file, api) before it
+  std::vector<std::string> fingerprints;  ///< per finding (report/fingerprints.hpp)
 };
-
-/// What identifies a finding's place apart from its position: rule, file, the API as written and
-/// as resolved, NUL-separated. The fingerprint adds the occurrence among findings with this key.
-std::string placeKey(const sdk::Finding& f) {
-  std::string key = f.rule_id;
-  for (const std::string* part : {&f.file, &f.api, &f.resolved_api}) key.append(1, '\0').append(*part);
-  return key;
-}
 
 /// True when `message` names `word` after `prefix` ("plugin device failed in ..."), the word
 /// ending where a name cannot continue.
@@ -122,11 +116,8 @@ Layout layOut(const MigrationModel& m) {
     return named != run_by_plugin.end() ? named->second : 0;
   };
 
-  // How often each (rule, file, api, resolved api) came before, keyed by a 64-bit digest so the
-  // map stays small when every finding is distinct.
-  std::unordered_map<std::uint64_t, std::uint32_t> seen;
   layout.run_of.reserve(m.findings.size());
-  layout.occurrence.reserve(m.findings.size());
+  layout.fingerprints = findingFingerprints(m.findings);
   for (const sdk::Finding& f : m.findings) {
     // The declaring plugin (the one of the finding's domain when several declare the id).
     const RuleRecord* record = nullptr;
@@ -152,7 +143,6 @@ Layout layOut(const MigrationModel& m) {
     ++use.findings;
     use.fixable += f.autofix() ? 1 : 0;
     layout.run_of.push_back(run);
-    layout.occurrence.push_back(seen[std::stoull(sha256Hex(placeKey(f)).substr(0, 16), nullptr, 16)]++);
   }
   for (RunPlan& run : layout.runs) {
     std::size_t index = 0;
@@ -310,8 +300,7 @@ ordered_json resultJson(const MigrationModel& m, const Layout& layout, std::size
   if (f.range.line > 0) physical["region"] = region(f.range);
   j["locations"] = ordered_json::array({{{"physicalLocation", physical}}});
 
-  const std::string identity = placeKey(f) + '\0' + std::to_string(layout.occurrence[index]);
-  j["partialFingerprints"] = {{kFingerprintKey, sha256Hex(identity).substr(0, 32)}};
+  j["partialFingerprints"] = {{kFingerprintKey, layout.fingerprints[index]}};
 
   if (!f.edits.empty()) {
     ordered_json replacements = ordered_json::array();

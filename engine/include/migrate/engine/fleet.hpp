@@ -52,6 +52,12 @@ int runFleet(const FleetRunOptions& options);
 /// "table", "json" or "csv" on stdout.
 int fleetStatus(const std::filesystem::path& dir, std::int64_t night, const std::string& format);
 
+/// `migrate-pipeline fleet diff DIR [--from LABEL] [--to LABEL] [--repo NAME]`: the findings new,
+/// fixed and persisting between two nights (default: the latest and the one before it), and why
+/// each repository's results could move (its code, the tool, both), as "md", "csv" or "json".
+int fleetDiff(const std::filesystem::path& dir, const std::string& from, const std::string& to,
+              const std::string& repo, const std::string& format);
+
 /// `migrate-pipeline fleet history DIR`: one row per night.
 int fleetHistory(const std::filesystem::path& dir, const std::string& format);
 
