@@ -85,7 +85,8 @@ PY
   else
     sed -E -e 's/"seconds": [0-9.e+-]+/"seconds": T/g' -e 's/"(started_at|startTimeUtc|endTimeUtc)": "[^"]*"/"\1": T/g' \
       -e 's/^Report Generation Time: .*/Report Generation Time: T/' -e 's/[0-9.]+ s(,| )/T s\1/g' \
-      -e 's/ \(kept\) \|/ |/g' -e 's/; [0-9]+ of [0-9]+ kept from the previous verification//' "$1"
+      -e 's/ \(kept\) \|/ |/g' -e 's/; [0-9]+ of [0-9]+ kept from the previous verification//' \
+      -e 's/ time="[0-9.]+"/ time="T"/g' "$1"
   fi
 }
 different=0
@@ -94,7 +95,7 @@ while IFS= read -r -d '' f; do
   case "$rel" in run.log | emit_state.json | verify/*) continue ;; esac
   if [[ ! -e "$work/incremental/$rel" && ! -L "$work/incremental/$rel" ]]; then echo "only in the cold output: $rel"; different=1
   elif [[ -L "$f" ]]; then [[ "$(readlink "$f")" == "$(readlink "$work/incremental/$rel")" ]] || { echo "differs: $rel"; different=1; }
-  elif ! cmp -s "$f" "$work/incremental/$rel" && ! cmp -s <(strip "$f") <(strip "$work/incremental/$rel"); then
+  elif ! cmp -s "$f" "$work/incremental/$rel" && ! cmp -s <(strip "$f" 2>/dev/null) <(strip "$work/incremental/$rel" 2>/dev/null); then
     echo "differs: $rel"; different=1
   elif [[ "$(stat -c %a "$f")" != "$(stat -c %a "$work/incremental/$rel")" ]]; then echo "mode differs: $rel"; different=1
   fi

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kStateFormat = 1;
+constexpr int kStateFormat = 2;  // 2: the errors of pytest tests are kept too
 
 /// Parts hashed together, each length-prefixed so that no two lists of parts collide.
 class Digest {
@@ -130,7 +130,9 @@ std::string CheckKeys::testFileDigest(Tree& t, const std::string& path) {
 }
 
 std::string CheckKeys::keyOf(const CheckResult& r) {
-  if (r.status == "error" || r.stage == "environment") return {};
+  // An error is the verification's failing to run the check, never kept; but a test's "error" is
+  // pytest's outcome for it (its setup or collection failed), as reproducible as a failure.
+  if ((r.status == "error" && !startsWith(r.check, "test:")) || r.stage == "environment") return {};
   Tree& t = tree(r.reference);
   const std::string side = r.reference ? "original" : "adapted";
   Digest d;
@@ -315,7 +317,8 @@ StageReuse planStage(const std::string& stage, const std::string& tree,
 }
 
 std::vector<CheckResult> mergeKept(std::vector<CheckResult> fresh, const std::vector<CheckResult>& kept,
-                                   const std::vector<CheckResult>& suites_before) {
+                                   const std::vector<CheckResult>& suites_before,
+                                   const std::vector<std::string>& modules) {
   std::set<std::tuple<std::string, std::string, bool>> ran;
   for (const CheckResult& c : fresh) ran.emplace(c.stage, c.check, c.reference);
   std::map<bool, std::size_t> kept_tests;  // by tree
@@ -324,13 +327,26 @@ std::vector<CheckResult> mergeKept(std::vector<CheckResult> fresh, const std::ve
       fresh.push_back(c);
       if (c.stage == "function" && startsWith(c.check, "test:")) ++kept_tests[c.reference];
     }
-  // In stage order, as a verification that ran every check lists them.
+  // As a verification that ran every check lists them (verify_npu.sh's order).
   static const std::vector<std::string> kOrder{"environment", "imports", "function", "precision",
                                                "benchmark"};
-  std::stable_sort(fresh.begin(), fresh.end(), [](const CheckResult& a, const CheckResult& b) {
-    return std::find(kOrder.begin(), kOrder.end(), a.stage) <
-           std::find(kOrder.begin(), kOrder.end(), b.stage);
-  });
+  const auto place = [&](const CheckResult& c) {
+    const auto stage = std::find(kOrder.begin(), kOrder.end(), c.stage) - kOrder.begin();
+    std::ptrdiff_t group = 0;
+    std::string within;
+    if (c.stage == "imports") {
+      group = std::find(modules.begin(), modules.end(), c.check) - modules.begin();
+    } else if (c.stage == "function") {
+      group = startsWith(c.check, "test:")   ? 0
+              : c.check == "tests"           ? 1
+              : c.check == "npu-compat-info" ? 2
+                                             : 3;
+      if (group == 0) within = c.file;
+    }
+    return std::tuple(stage, group, within);
+  };
+  std::stable_sort(fresh.begin(), fresh.end(),
+                   [&](const CheckResult& a, const CheckResult& b) { return place(a) < place(b); });
   for (CheckResult& c : fresh) {
     if (c.stage != "function" || c.check != "tests" || c.reused || !kept_tests[c.reference]) continue;
     const auto before = std::find_if(suites_before.begin(), suites_before.end(),

@@ -11,7 +11,8 @@
 ///    the graph does not know: the whole tree(s).
 /// A check whose key equals the key its record had in the previous verification keeps that
 /// record (marked `reused`). Records of errors are never kept (the verification could not run
-/// the check), nor those of the environment stage, which runs every time.
+/// the check) — but a test's pytest "error" (its setup or collection failed) is its result and
+/// is kept — nor those of the environment stage, which runs every time.
 
 #include <filesystem>
 #include <map>
@@ -101,10 +102,14 @@ StageReuse planStage(const std::string& stage, const std::string& tree,
                      const std::vector<std::string>& modules);
 
 /// This run's records, with the kept ones added where this run has no record of the same check
-/// (stage, check, tree). A test suite that ran for a few test files and collected none of them
-/// ("pytest collected no tests") gives way to its record in `suites_before`; one that ran beside
-/// kept tests says how many were kept.
+/// (stage, check, tree), in the order a run of every check lists them: by stage; imports in
+/// the order of `modules` (the adapted tree's: the kit's, then the repository's); function: the
+/// tests by file, the suite, npu-compat-info, then device-round-trip and the npu-ops checks. A
+/// test suite that ran for a few test files and collected none of them ("pytest collected no
+/// tests") gives way to its record in `suites_before`; one that ran beside kept tests says how
+/// many were kept.
 std::vector<CheckResult> mergeKept(std::vector<CheckResult> fresh, const std::vector<CheckResult>& kept,
-                                   const std::vector<CheckResult>& suites_before);
+                                   const std::vector<CheckResult>& suites_before,
+                                   const std::vector<std::string>& modules);
 
 }  // namespace migrate::verify

@@ -412,7 +412,7 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
                              "",
                              {}});
   result.checks = verify::mergeKept(verify::readCheckResults(layout / "results" / "verify_results.jsonl"),
-                                    kept, suites_before);
+                                    kept, suites_before, candidates);
   if (keys) {
     std::vector<verify::KeyedRecord> state;
     for (const CheckResult& c : result.checks) state.push_back({keys->keyOf(c), c});
