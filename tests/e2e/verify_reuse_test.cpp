@@ -12,6 +12,7 @@
 #include <set>
 
 #include "support/test_support.hpp"
+#include "support/wrong_pack.hpp"
 
 namespace migrate {
 namespace {
@@ -23,40 +24,7 @@ using test::run;
 using test::TempDir;
 using test::writeFile;
 namespace fs = std::filesystem;
-
-/// A pack whose fix breaks test_activate (relu renamed to a function torch does not have): an
-/// introduced failure whose attribution must survive a run that keeps it.
-void writeWrongPack(const fs::path& dir) {
-  writeFile(dir / "pack.yaml",
-            "format: 1\nname: acme\nversion: 1.0.0\nprefix: ACME\nmigrate_pipeline: \">=0.4, <1\"\n");
-  writeFile(dir / "rules" / "device.yaml", R"(format: 1
-domain: device
-rules:
-  - id: ACME-001
-    title: relu has a faster NPU kernel
-    message: "{api}: use {npu}"
-    match:
-      api:
-        - name: torch.nn.functional.relu
-          npu: torch.nn.functional.npu_relu
-    npu_alternative: "{npu}"
-    confidence: high
-    difficulty: low
-    effort_days: 0.1
-    fix: {replace_api: true}
-    tests:
-      invalid:
-        - code: |
-            import torch
-            torch.nn.functional.relu(torch.ones(1))
-          lines: [2]
-      valid:
-        - |
-          import torch
-          torch.relu(torch.ones(1))
-)");
-  writeFile(dir / "README.md", "# acme\n\n### ACME-001 — relu has a faster NPU kernel\n\nUse npu_relu.\n");
-}
+using test::writeWrongPack;
 
 class VerifyReuse : public ::testing::Test {
  protected:

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kStateFormat = 2;  // 2: the errors of pytest tests are kept too
+constexpr int kStateFormat = 3;  // 2: pytest errors are kept; 3: the test files and their keys
 
 /// Parts hashed together, each length-prefixed so that no two lists of parts collide.
 class Digest {
@@ -157,10 +157,12 @@ std::string CheckKeys::keyOf(const CheckResult& r) {
   return d.value();
 }
 
-std::vector<std::string> CheckKeys::testFiles(const std::string& name) {
-  std::vector<std::string> out;
-  for (const std::string& p : files(tree(name == "original")))
-    if (isTestFile(p)) out.push_back(p);
+std::map<std::string, std::string> CheckKeys::testFileKeys(const std::string& name) {
+  Tree& t = tree(name == "original");
+  std::map<std::string, std::string> out;
+  for (const std::string& p : files(t))
+    if (isTestFile(p))
+      out[p] = Digest().add(common_).add("test file").add(name).add(testFileDigest(t, p)).value();
   return out;
 }
 
@@ -174,7 +176,7 @@ std::string commonKey(const std::vector<fs::path>& kit_files, const std::string&
   return d.value();
 }
 
-std::optional<std::vector<KeyedRecord>> readVerifyState(const fs::path& dir, std::string& why) {
+std::optional<VerifyState> readVerifyState(const fs::path& dir, std::string& why) {
   std::ifstream in(dir / kVerifyStateFile, std::ios::binary);
   if (!in) {
     why = "no " + std::string(kVerifyStateFile) + " in " + dir.string();
@@ -186,7 +188,12 @@ std::optional<std::vector<KeyedRecord>> readVerifyState(const fs::path& dir, std
     why = (dir / kVerifyStateFile).string() + " is not a state this version reads";
     return std::nullopt;
   }
-  std::vector<KeyedRecord> out;
+  VerifyState out;
+  if (doc.contains("test_files") && doc["test_files"].is_object())
+    for (const auto& [tree, files] : doc["test_files"].items())
+      if (files.is_object())
+        for (const auto& [file, key] : files.items())
+          if (key.is_string()) out.test_files[tree][file] = key.get<std::string>();
   for (const auto& j : doc["records"]) {
     if (!j.is_object()) continue;
     auto text = [&](const char* key) {
@@ -202,14 +209,14 @@ std::optional<std::vector<KeyedRecord>> readVerifyState(const fs::path& dir, std
     k.record.file = text("file");
     k.record.reference = text("tree") == "reference";
     if (j.contains("duration") && j["duration"].is_number()) k.record.duration = j["duration"].get<double>();
-    if (!k.key.empty()) out.push_back(std::move(k));
+    if (!k.key.empty()) out.records.push_back(std::move(k));
   }
   return out;
 }
 
-Status writeVerifyState(const fs::path& dir, const std::vector<KeyedRecord>& records) {
+Status writeVerifyState(const fs::path& dir, const VerifyState& state) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const KeyedRecord& k : records) {
+  for (const KeyedRecord& k : state.records) {
     if (k.key.empty()) continue;
     const CheckResult& c = k.record;
     nlohmann::ordered_json j{{"key", k.key},       {"stage", c.stage},   {"check", c.check},
@@ -219,7 +226,8 @@ Status writeVerifyState(const fs::path& dir, const std::vector<KeyedRecord>& rec
     if (c.reference) j["tree"] = "reference";
     list.push_back(std::move(j));
   }
-  const nlohmann::ordered_json doc{{"format", kStateFormat}, {"records", std::move(list)}};
+  const nlohmann::ordered_json doc{
+      {"format", kStateFormat}, {"test_files", state.test_files}, {"records", std::move(list)}};
   const fs::path file = dir / kVerifyStateFile;
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << doc.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -228,13 +236,12 @@ Status writeVerifyState(const fs::path& dir, const std::vector<KeyedRecord>& rec
   return Ok{};
 }
 
-StageReuse planStage(const std::string& stage, const std::string& tree,
-                     const std::vector<KeyedRecord>& previous, CheckKeys& keys,
-                     const std::vector<std::string>& modules) {
+StageReuse planStage(const std::string& stage, const std::string& tree, const VerifyState& previous,
+                     CheckKeys& keys, const std::vector<std::string>& modules) {
   StageReuse plan;
   const bool reference = tree == "original";
   std::vector<const KeyedRecord*> mine;
-  for (const KeyedRecord& k : previous)
+  for (const KeyedRecord& k : previous.records)
     if (k.record.stage == stage && k.record.reference == reference) mine.push_back(&k);
   if (mine.empty() || stage == "environment") return plan;
   auto reusable = [&](const KeyedRecord& k) { return k.key == keys.keyOf(k.record); };
@@ -292,12 +299,23 @@ StageReuse planStage(const std::string& stage, const std::string& tree,
     } else {
       bool all = true;
       for (const auto& [file, ok] : files) all = all && ok;
-      for (const std::string& f : keys.testFiles(tree)) all = all && files.count(f);
-      for (const KeyedRecord* k : mine)
-        if (startsWith(k->record.check, "test:") && files[k->record.file]) keep(*k);
+      const auto before = previous.test_files.find(tree);
+      for (const auto& [file, key] : keys.testFileKeys(tree)) {  // none new, none changed
+        const bool same = before != previous.test_files.end() && before->second.count(file) &&
+                          before->second.at(file) == key;
+        all = all && same;
+      }
       if (all) {
+        for (const KeyedRecord* k : mine)
+          if (startsWith(k->record.check, "test:")) keep(*k);
         keep(*suite);
+      } else if (suite->record.status != "passed") {
+        // The suite failed as a whole (collection errors, an interrupted run): what a part of it
+        // says about the whole is not what the whole says. It runs whole.
+        plan.checks->push_back("tests");
       } else {
+        for (const KeyedRecord* k : mine)
+          if (startsWith(k->record.check, "test:") && files[k->record.file]) keep(*k);
         plan.checks->push_back("tests");
         plan.suite_before = suite->record;
         plan.suite_before->reused = true;

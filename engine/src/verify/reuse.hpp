@@ -39,8 +39,9 @@ class CheckKeys {
             std::filesystem::path original);
   /// The record's key; "" when it is never kept.
   std::string keyOf(const CheckResult& record);
-  /// The files of `tree` ("adapted" / "original") pytest collects by default (test_*.py, *_test.py).
-  std::vector<std::string> testFiles(const std::string& tree);
+  /// The files of `tree` ("adapted" / "original") pytest collects by default (test_*.py,
+  /// *_test.py), each with the key of its inputs.
+  std::map<std::string, std::string> testFileKeys(const std::string& tree);
 
  private:
   struct Tree {
@@ -80,9 +81,16 @@ inline constexpr const char* kVerifyStateFile = "verify/verify_state.json";
 
 /// The previous verification's keyed records in output directory `dir` (verify/verify_state.json),
 /// or nullopt with `why` (none there, another format, unreadable).
-std::optional<std::vector<KeyedRecord>> readVerifyState(const std::filesystem::path& dir, std::string& why);
-/// Writes the records with a key (the others are not kept).
-Status writeVerifyState(const std::filesystem::path& dir, const std::vector<KeyedRecord>& records);
+struct VerifyState {
+  std::vector<KeyedRecord> records;  ///< only records with a key
+  /// Per tree ("adapted", "original"): its test files and their keys (CheckKeys::testFileKeys)
+  /// when the state was written: a test file that is new or changed since makes the suite run.
+  std::map<std::string, std::map<std::string, std::string>> test_files;
+};
+
+std::optional<VerifyState> readVerifyState(const std::filesystem::path& dir, std::string& why);
+/// Writes the state; records without a key are left out.
+Status writeVerifyState(const std::filesystem::path& dir, const VerifyState& state);
 
 /// What one stage runs on one tree, and the records it keeps.
 struct StageReuse {
@@ -97,9 +105,8 @@ struct StageReuse {
 
 /// The reuse of `stage` on `tree` ("adapted" / "original"): `modules` are the checks of the
 /// imports stage (the kit's and the repository's modules the adapted tree imports).
-StageReuse planStage(const std::string& stage, const std::string& tree,
-                     const std::vector<KeyedRecord>& previous, CheckKeys& keys,
-                     const std::vector<std::string>& modules);
+StageReuse planStage(const std::string& stage, const std::string& tree, const VerifyState& previous,
+                     CheckKeys& keys, const std::vector<std::string>& modules);
 
 /// This run's records, with the kept ones added where this run has no record of the same check
 /// (stage, check, tree), in the order a run of every check lists them: by stage; imports in

@@ -77,7 +77,7 @@ Status buildLayout(const VerifySpec& spec, const VerifyInputs& in, const fs::pat
 /// The previous verification (its keyed records, and the attribution of its checks from its
 /// verify.json), from `out` or else from `base`; nothing when neither has one.
 struct Previous {
-  std::vector<verify::KeyedRecord> records;
+  verify::VerifyState state;
   std::map<std::pair<std::string, std::string>, CheckResult> results;
 };
 
@@ -87,13 +87,14 @@ Previous previousVerification(const VerifyInputs& in,
   std::string why;
   for (const fs::path& dir : {in.out, in.base}) {
     if (dir.empty()) continue;
-    auto records = verify::readVerifyState(dir, why);
-    if (!records) continue;
-    p.records = std::move(records.value());
+    auto state = verify::readVerifyState(dir, why);
+    if (!state) continue;
+    p.state = std::move(state.value());
     if (auto before = outputs::readVerifyJson(dir / "verify.json"))
       for (CheckResult& c : before->checks) p.results.emplace(std::make_pair(c.stage, c.check), std::move(c));
-    progress("verify: " + std::to_string(p.records.size()) + " result(s) of the previous verification in " +
-             dir.string() + " are kept where their inputs did not change");
+    progress("verify: " + std::to_string(p.state.records.size()) +
+             " result(s) of the previous verification in " + dir.string() +
+             " are kept where their inputs did not change");
     return p;
   }
   progress("verify: every check runs (" + why + ")");
@@ -387,8 +388,8 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
     for (const std::string tree : {"adapted", "original"}) {
       if (tree == std::string("original") && !comparedStage(stage)) continue;
       verify::StageReuse plan;
-      if (keys && !previous.records.empty())
-        plan = verify::planStage(stage, tree, previous.records, *keys,
+      if (keys && !previous.state.records.empty())
+        plan = verify::planStage(stage, tree, previous.state, *keys,
                                  tree == std::string("adapted") ? candidates : in.modules);
       kept.insert(kept.end(), plan.kept.begin(), plan.kept.end());
       if (plan.suite_before) suites_before.push_back(*plan.suite_before);
@@ -414,8 +415,9 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
   result.checks = verify::mergeKept(verify::readCheckResults(layout / "results" / "verify_results.jsonl"),
                                     kept, suites_before, candidates);
   if (keys) {
-    std::vector<verify::KeyedRecord> state;
-    for (const CheckResult& c : result.checks) state.push_back({keys->keyOf(c), c});
+    verify::VerifyState state;
+    for (const char* tree : {"adapted", "original"}) state.test_files[tree] = keys->testFileKeys(tree);
+    for (const CheckResult& c : result.checks) state.records.push_back({keys->keyOf(c), c});
     if (auto st = verify::writeVerifyState(in.out, state); !st) progress("verify: " + st.error().message);
   }
   result.checks.insert(result.checks.end(), engine_checks.begin(), engine_checks.end());
