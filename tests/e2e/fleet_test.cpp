@@ -234,6 +234,26 @@ TEST_F(FleetTest, TransientNetworkErrorsAreRetriedWithBackoff) {
   EXPECT_GE(seconds, 0.9);  // 300 ms, then 600 ms between the tries
 }
 
+TEST_F(FleetTest, AShallowCloneAsSourceSaysWhatToDo) {
+  commitRepo(dir_ / "src/full", 1);
+  commitRepo(dir_ / "src/full", 2, "", "second");
+  ASSERT_EQ(run("git clone -q --depth 1 " + quote("file://" + (dir_ / "src/full").string()) + " " +
+                quote((dir_ / "src/shallow").string()))
+                .exit_code,
+            0);
+  ASSERT_TRUE(fs::exists(dir_ / "src/shallow/.git/shallow"));
+  manifest("  - {name: shallow, source: src/shallow}\n");
+  const CommandResult r = night();
+  EXPECT_EQ(r.exit_code, 6) << r.output;
+  const json repo = byName(status())["shallow"];
+  EXPECT_EQ(repo["status"], "failed");
+  EXPECT_NE(
+      repo["reason"].get<std::string>().find("is a shallow clone, which libgit2 cannot fetch from: run `git "
+                                             "fetch --unshallow` there"),
+      std::string::npos)
+      << repo.dump();
+}
+
 TEST_F(FleetTest, SourceUrlsAreRewrittenByTheUsersInsteadOf) {
   // The fleet applies url.<base>.insteadOf itself (libgit2 1.5's own leaks memory per configuration
   // entry, see fleet/mirror.hpp): a rewritten URL still reaches the repository, and the mirror

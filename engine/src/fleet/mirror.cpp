@@ -161,6 +161,21 @@ void hashing() {
   static const git::Session session;
 }
 
+/// What to do when `url` is a local shallow clone (libgit2 cannot fetch from one); "" otherwise.
+std::string shallowHint(const std::string& url) {
+  std::string path = url;
+  if (path.rfind("file://", 0) == 0)
+    path = path.substr(7);
+  else if (path.find("://") != std::string::npos)
+    return {};
+  std::error_code ec;
+  if (!fs::exists(fs::path(path) / ".git" / "shallow", ec) && !fs::exists(fs::path(path) / "shallow", ec))
+    return {};
+  return "; " + path +
+         " is a shallow clone, which libgit2 cannot fetch from: run `git fetch --unshallow` there, "
+         "or give the repository's URL";
+}
+
 }  // namespace
 
 Result<MirrorState> updateMirror(const fs::path& mirror, const std::string& url, const std::string& ref,
@@ -194,7 +209,8 @@ Result<MirrorState> updateMirror(const fs::path& mirror, const std::string& url,
       return makeError(
           std::string(fresh ? "clone" : "fetch") + " failed: " + msg +
           (state.attempts > 1 ? " (after " + std::to_string(state.attempts) + " tries)" : "") +
-          (cb.credential_attempts > 3 ? "; authentication failed: load a key into ssh-agent" : ""));
+          (cb.credential_attempts > 3 ? "; authentication failed: load a key into ssh-agent" : "") +
+          shallowHint(url));
     }
     for (auto waited = std::chrono::milliseconds(0); waited < backoff && !stop.load();
          waited += std::chrono::milliseconds(50))
