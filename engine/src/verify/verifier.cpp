@@ -118,14 +118,20 @@ for line in sorted("%s %s" % (d.metadata["Name"], d.version) for d in metadata.d
   return r.exit_code == 0 ? r.output : "unknown";
 }
 
+/// Shell text writing `content` to the (quoted) file `to` through a here-document whose
+/// delimiter the content does not hold.
+std::string catInto(const std::string& to, const std::string& content) {
+  std::string delimiter = "MIGRATE_EOF";
+  while (content.find(delimiter) != std::string::npos) delimiter += "_";
+  return "cat > " + to + " <<'" + delimiter + "'\n" + content +
+         (content.empty() || content.back() == '\n' ? "" : "\n") + delimiter + "\n";
+}
+
 /// Shell text writing `lines` to `file` (relative to the working directory) on the target.
 std::string writeList(const std::string& file, const std::vector<std::string>& lines) {
   std::string body;
   for (const std::string& l : lines) body += l + "\n";
-  std::string delimiter = "MIGRATE_LIST_EOF";
-  while (body.find(delimiter) != std::string::npos) delimiter += "_";
-  return "mkdir -p reuse && cat > " + verify::shellQuote(file) + " <<'" + delimiter + "'\n" + body +
-         delimiter + "\n";
+  return "mkdir -p reuse && " + catInto(verify::shellQuote(file), body);
 }
 
 std::string tail(const std::string& text, std::size_t lines = 40) {
@@ -286,10 +292,7 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
           shell += " && cp " + verify::shellQuote("adapted/" + f.path) + " " + to + " || exit 3\n";
           continue;
         }
-        std::string delimiter = "MIGRATE_TRIAL_EOF";
-        while (f.content->find(delimiter) != std::string::npos) delimiter += "_";
-        shell += " && cat > " + to + " <<'" + delimiter + "'\n" + *f.content +
-                 (f.content->empty() || f.content->back() == '\n' ? "" : "\n") + delimiter + "\n";
+        shell += " && " + catInto(to, *f.content);
       }
       shell += "bash kit/verify_npu.sh --stage " + stage + " --tree trial --only " +
                verify::shellQuote(check) + " --results results/trial.jsonl --python " +
