@@ -17,6 +17,7 @@
 
 #include "attention_embedded_rules.hpp"
 #include "attention_emit.hpp"
+#include "backend_defaults.hpp"
 #include "handwritten.hpp"
 #include "kernels.hpp"
 #include "migrate/sdk/plugin.hpp"
@@ -38,15 +39,15 @@ constexpr const char* kRuleFiles[] = {
     "rules/xformers.yaml",       // ATT-014..017
     "rules/sdpa.yaml",           // ATT-018..020
     "rules/transformers.yaml",   // ATT-021..023
-    "rules/other_kernels.yaml",  // ATT-024, ATT-026
+    "rules/other_kernels.yaml",  // ATT-024, ATT-026, ATT-027
     "rules/handwritten.yaml",    // ATT-025
 };
 
 /// The rules this file reports (`match: {custom: ...}`).
-constexpr const char* kCustomRules[] = {"ATT-001", "ATT-002", "ATT-003", "ATT-004", "ATT-005",
-                                        "ATT-006", "ATT-007", "ATT-008", "ATT-009", "ATT-010",
-                                        "ATT-011", "ATT-012", "ATT-013", "ATT-014", "ATT-015",
-                                        "ATT-016", "ATT-018", "ATT-020", "ATT-024", "ATT-025"};
+constexpr const char* kCustomRules[] = {"ATT-001", "ATT-002", "ATT-003", "ATT-004", "ATT-005", "ATT-006",
+                                        "ATT-007", "ATT-008", "ATT-009", "ATT-010", "ATT-011", "ATT-012",
+                                        "ATT-013", "ATT-014", "ATT-015", "ATT-016", "ATT-018", "ATT-020",
+                                        "ATT-024", "ATT-025", "ATT-027"};
 
 bool endsWithWord(const std::string& s, std::string_view word) {
   if (s.size() < word.size() || s.compare(s.size() - word.size(), word.size(), word) != 0) return false;
@@ -260,6 +261,24 @@ class AttentionPlugin final : public Plugin {
       if (!h.function.empty()) d["function"] = h.function;
       std::map<std::string, std::string> vars{{"qk", h.qk}, {"scores", h.scores}};
       report(found, "ATT-025", file, h.range, h.written, h.resolved, std::move(vars), std::move(d), {});
+    }
+
+    // A default that selects the branch running one of those kernels (ATT-027).
+    std::vector<migrate_attention::KernelLine> kernel_lines;
+    for (const Pending& p : found) {
+      const std::string& id = p.finding.rule_id;
+      const bool cuda_only = p.spec ? p.spec->library != "torch" : id != "ATT-020" && id != "ATT-025";
+      if (cuda_only) kernel_lines.push_back({p.finding.range.line, p.finding.resolved_api});
+    }
+    for (const auto& d : migrate_attention::findBackendDefaults(module, src, kernel_lines)) {
+      Details details{{"parameter", d.name},
+                      {"value", d.value->value},
+                      {"branch_line", std::to_string(d.branch_line)},
+                      {"kernel", d.kernel}};
+      std::map<std::string, std::string> vars{
+          {"name", d.name}, {"value", d.value->value}, {"kernel", d.kernel}};
+      report(found, "ATT-027", file, d.value->range, d.value->value, {}, std::move(vars), std::move(details),
+             {});
     }
 
     std::vector<RewriteCandidate> candidates;

@@ -27,6 +27,11 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
   if (!c.callee_written.empty() && extension_names_.count(rootPart(c.callee_written)) &&
       c.callee_written.find('.') != std::string::npos)
     return c.callee_written;
+  if (extension_functions_.count(c.callee_written)) return c.callee_written;
+  // `OP.forward(…)` with `OP = torch.ops.NS` and NS built by a load() of this file.
+  if (c.callee_written.find('.') != std::string::npos &&
+      op_namespace_names_.count(rootPart(c.callee_written)))
+    return c.callee_written;
   // `MSDA.forward(...)`, not `pkg.backend.fn(...)`: a package's submodule is what that call runs.
   const std::size_t dot = c.callee_written.find('.');
   if (!c.callee_written.empty() && dot != std::string::npos &&
@@ -146,8 +151,10 @@ void PythonFile::autogradFunctions() {
                   {"has_backward", has_backward ? "yes" : "no"}};
     report(std::move(f));
   }
-  // A plain `import X as Y` whose module autograd passes call like a kernel is a compiled extension.
+  // A plain `import X as Y` whose module autograd passes call like a kernel is a compiled extension:
+  // its import is reported here, and its calls, wherever they stand, by extensionCalls.
   for (const auto& bound : used_plain_modules_) {
+    extension_names_.insert(bound);
     const sdk::ImportFact& imp = *plain_modules_.at(bound);
     if (looksLikeExtensionModule(imp.module)) continue;  // already reported with the imports
     auto f = rules_.make(kExtensionImport, std::string(m_.path()), imp.range, imp.module, imp.module,

@@ -448,7 +448,7 @@ void PythonFile::cudaSourceLists() {
 }
 
 void PythonFile::extensionCalls() {
-  if (extension_names_.empty() && op_namespaces_.empty()) return;
+  if (extension_names_.empty() && extension_functions_.empty() && op_namespaces_.empty()) return;
   auto rootOf = [](const std::string& chain) {
     const std::size_t dot = chain.find('.');
     return dot == std::string::npos ? std::string() : chain.substr(0, dot);
@@ -464,6 +464,14 @@ void PythonFile::extensionCalls() {
       auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
                            {{"value", ns}});
       if (f) f->details = {{"module", ns}, {"function", lastPart(w)}, {"registered_as", "torch.ops." + ns}};
+      report(std::move(f));
+      continue;
+    }
+    // A function imported from the extension by name (`conv1d_forward(x, w)`).
+    if (auto fn = extension_functions_.find(w); fn != extension_functions_.end()) {
+      auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
+                           {{"value", fn->second}});
+      if (f) f->details = {{"module", fn->second}, {"function", w}};
       report(std::move(f));
       continue;
     }

@@ -133,8 +133,11 @@ void PythonFile::extensionImports() {
   }
   std::set<std::uint32_t> seen;
   for (const auto& imp : m_.imports()) {
-    const std::string target = imp.name.empty() ? imp.module : imp.target;
-    if (!looksLikeExtensionModule(target)) continue;
+    std::string target = imp.name.empty() ? imp.module : imp.target;
+    if (fromExtensionModule(imp))
+      target = imp.module;
+    else if (!looksLikeExtensionModule(target))
+      continue;
     if (!seen.insert(imp.range.start_byte).second) continue;
     auto f =
         rules_.make(kExtensionImport, std::string(m_.path()), imp.range, target, target, {{"value", target}});
@@ -173,6 +176,11 @@ bool looksLikeExtensionModule(std::string_view target) {
     if (startsWith(last, p)) return false;
   return endsWith(last, "_cuda") || endsWith(last, "cuda_ext") || endsWith(last, "_cuda_kernel") ||
          endsWith(last, "_cuda_kernels") || endsWith(last, "cuda_ops") || startsWith(last, "cuda_ext");
+}
+
+bool fromExtensionModule(const sdk::ImportFact& imp) {
+  return !imp.name.empty() && !imp.star && looksLikeExtensionModule(imp.module) &&
+         !looksLikeExtensionModule(imp.target);
 }
 
 }  // namespace custom_ops

@@ -107,6 +107,8 @@ class PythonFile {
   bool device_queries_ = false;
   bool npu_path_ = false;
   std::set<std::string> extension_names_;
+  /// Functions imported by name from a compiled extension (`from monarch_cuda import conv1d_forward`).
+  std::map<std::string, std::string> extension_functions_;  ///< bound name → module
   /// Op namespaces this file's load() calls build (`load(name="wkv7", …, is_python_module=False)`
   /// registers torch.ops.wkv7), and the names bound to them (`OP = torch.ops.wkv7`) → namespace.
   std::set<std::string> op_namespaces_;

@@ -160,6 +160,8 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
     if (startsWith(imp.target, "triton") || startsWith(imp.module, "triton")) triton_imported_ = true;
     if (!imp.bound.empty() && looksLikeExtensionModule(imp.name.empty() ? imp.module : imp.target))
       extension_names_.insert(imp.bound);
+    else if (!imp.bound.empty() && fromExtensionModule(imp))
+      extension_functions_.emplace(imp.bound, imp.module);
     // `import MultiScaleDeformableAttention as MSDA`: a top-level module that is no known library
     // may be a compiled extension; its calls count as kernels only by their names (see kernelCall).
     if (imp.name.empty() && imp.level == 0 && imp.module.find('.') == std::string::npos &&
@@ -222,12 +224,12 @@ void PythonFile::run() {
   nvccRuns();
   cudaSourceLists();
   if (npu_path_) return;  // already the NPU port of the kernels
-  extensionCalls();
   tritonKernels();
   tritonAutotune();
   tritonLaunches();
   tritonApis();
   autogradFunctions();
+  extensionCalls();  // after the autograd passes: a module they call like a kernel is an extension
   gpuDslKernels();
 }
 

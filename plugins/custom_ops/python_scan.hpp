@@ -15,4 +15,8 @@ void analyzePython(const sdk::Module& module, const Rules& rules, const Options&
 /// (`pkg._C`, `amp_C`, `selective_scan_cuda`, `mmcv._ext`, `foo_cuda_ext`).
 bool looksLikeExtensionModule(std::string_view target);
 
+/// True for `from X import f` where X names a compiled extension and f is one of its functions
+/// (`from monarch_cuda import conv1d_forward`), not a module of its own.
+bool fromExtensionModule(const sdk::ImportFact& imp);
+
 }  // namespace custom_ops

@@ -181,6 +181,10 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.backends.mps.is_available()"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("device.type == 'xpu'"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("not torch.backends.mps.is_available()"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("is_torch_cuda_available()"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("is_npu_available"), PlatformTest::NpuOnly) << "a flag named for the test";
+  EXPECT_EQ(classifyCondition("not is_npu_available"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("npu_config"), PlatformTest::Neither);
   EXPECT_TRUE(namesOtherPlatform("_infer_amd_arch"));
   EXPECT_TRUE(namesOtherPlatform("is_rocm"));
   EXPECT_FALSE(namesOtherPlatform("chip_name"));
@@ -225,6 +229,33 @@ TEST(PlatformBranches, ACudaBranchIsOffTheNpuOnlyWhenItsChainHasAnNpuBranch) {
   EXPECT_FALSE(off("torch.npu.current_device"));
   EXPECT_FALSE(off("torch.cuda.set_device")) << "no NPU branch beside it: the NPU may take it";
   EXPECT_TRUE(off("torch.cuda.device_count")) << "an XLA branch";
+}
+
+TEST(PlatformBranches, TheRestOfABlockAfterAnEarlyReturnOnTheNpuIsOffIt) {
+  const std::string code =
+      "import torch\n"
+      "def set_affinity(is_npu_available):\n"
+      "    if is_npu_available:\n"
+      "        return\n"
+      "    import pynvml\n"
+      "    pynvml.nvmlInit()\n"
+      "def sync():\n"
+      "    if torch.npu.is_available():\n"
+      "        torch.npu.synchronize()\n"
+      "    torch.cuda.synchronize()\n"
+      "def count():\n"
+      "    if torch.npu.is_available():\n"
+      "        raise RuntimeError('npu')\n"
+      "    else:\n"
+      "        pass\n"
+      "    return torch.cuda.device_count()\n"
+      "torch.cuda.empty_cache()\n";
+  auto m = parse(code);
+  auto off = [&](const std::string& text) { return offNpu(*m, code, text); };
+  EXPECT_TRUE(off("pynvml.nvmlInit"));
+  EXPECT_FALSE(off("torch.cuda.synchronize")) << "no return: the NPU goes on past the if";
+  EXPECT_FALSE(off("torch.cuda.device_count")) << "an else branch: not an early return";
+  EXPECT_FALSE(off("torch.cuda.empty_cache")) << "outside the function";
 }
 
 }  // namespace

@@ -131,9 +131,25 @@ void FactExtractor::onIf(TSNode n) {
       for (TSNode cuda : cuda_tests) off(ts_node_start_byte(cuda), bodyEnd(cuda));
   };
   clause(n);
+  bool chained = false;
   forEachNamedChild(n, [&](TSNode c) {
-    if (is(c, sym_.elif_clause) || is(c, sym_.else_clause)) clause(c);
+    if (is(c, sym_.elif_clause) || is(c, sym_.else_clause)) {
+      chained = true;
+      clause(c);
+    }
   });
+  // `if is_npu_available(): … return` with nothing else: the rest of the enclosing block is the
+  // other platforms' (an early return on the NPU).
+  if (!chained && test(n) == values::PlatformTest::NpuOnly) {
+    const TSNode body = child(n, f_consequence_);
+    const TSNode parent = ts_node_parent(n);
+    const std::uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+    if (count > 0 && !ts_node_is_null(parent) && is(parent, sym_.block)) {
+      const TSNode last = ts_node_named_child(body, count - 1);
+      if (is(last, sym_.return_statement) || is(last, sym_.raise_statement))
+        off(ts_node_end_byte(n), ts_node_end_byte(parent));
+    }
+  }
 }
 
 }  // namespace migrate::parse

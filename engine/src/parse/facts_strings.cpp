@@ -8,16 +8,18 @@ namespace migrate::parse {
 
 std::string FactExtractor::stringValue(TSNode n, bool& fstring) const {
   std::string out;
-  fstring = false;
+  // An f-string without a replacement field is a constant: it is read as the plain string it is.
+  bool prefix_f = false, interpolated = false;
   auto one = [&](TSNode s) {
     forEachChild(s, false, [&](TSNode c) {
       if (is(c, sym_.string_start)) {
         for (char ch : text(c))
-          if (ch == 'f' || ch == 'F') fstring = true;
+          if (ch == 'f' || ch == 'F') prefix_f = true;
       } else if (is(c, sym_.string_content)) {
         out += text(c);
       } else if (is(c, sym_.interpolation)) {
         out += "{}";
+        interpolated = true;
       }
     });
   };
@@ -26,6 +28,7 @@ std::string FactExtractor::stringValue(TSNode n, bool& fstring) const {
   } else {
     one(n);
   }
+  fstring = prefix_f && interpolated;
   return out;
 }
 

@@ -66,6 +66,8 @@ struct Rule {
   Kind kind = Kind::Api;
   // api
   std::vector<ApiEntry> apis;
+  /// Names the api match leaves out, each with everything below it (`api_except:`).
+  std::vector<std::string> api_except;
   bool calls_only = false;
   Role role = Role::Any;
   /// api / import: also match inside the repository that is itself the named library (its

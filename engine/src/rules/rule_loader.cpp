@@ -37,8 +37,9 @@ sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
 }
 
 void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
-  r.checkKeys(m, {"api", "calls_only", "role", "result_use", "result_attributes", "own_repository"},
-              "an api match");
+  r.checkKeys(
+      m, {"api", "api_except", "calls_only", "role", "result_use", "result_attributes", "own_repository"},
+      "an api match");
   const YAML::Node list = m["api"];
   if (!list.IsSequence() || list.size() == 0)
     r.fail(list, "match.api must be a non-empty list of qualified names");
@@ -60,6 +61,15 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
     if (e.name.empty() || e.name.find('*') != std::string::npos)
       r.fail(item, "an api name is a qualified name, optionally ending in .* (e.g. torch.cuda.*)");
     rule.apis.push_back(std::move(e));
+  }
+  if (const YAML::Node except = m["api_except"]) {
+    if (!except.IsSequence()) r.fail(except, "match.api_except must be a list of qualified names");
+    for (const auto& item : except) {
+      const std::string name = r.string(item, "api_except");
+      if (name.empty() || name.find('*') != std::string::npos)
+        r.fail(item, "an api_except name is a qualified name; it leaves out everything below it too");
+      rule.api_except.push_back(name);
+    }
   }
   if (m["calls_only"]) rule.calls_only = r.boolean(m["calls_only"], "calls_only");
   if (m["own_repository"]) rule.own_repository = r.boolean(m["own_repository"], "own_repository");

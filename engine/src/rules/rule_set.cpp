@@ -175,6 +175,10 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
       const Rule& rule = *hit.rule;
       if (own && !rule.own_repository) continue;
       if (rule.calls_only && !call) continue;
+      if (std::any_of(rule.api_except.begin(), rule.api_except.end(), [&](const std::string& e) {
+            return ref.resolved == e || ref.resolved.compare(0, e.size() + 1, e + ".") == 0;
+          }))
+        continue;
       if (rule.role == Rule::Role::Decorator && ref.role != sdk::ReferenceFact::Role::Decorator) continue;
       if (rule.role == Rule::Role::BaseClass && ref.role != sdk::ReferenceFact::Role::BaseClass) continue;
       if (!rule.result_use.empty() || !rule.result_attributes.empty()) {

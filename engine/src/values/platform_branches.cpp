@@ -82,18 +82,19 @@ bool testsOtherPlatform(std::string_view t) {
 }
 
 /// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`,
-/// `dev.startswith("npu")`).
+/// `dev.startswith("npu")`, a flag named for the test: `is_npu_available`).
 bool testsNpu(std::string_view t) {
   static const RE2 kNpu(
       R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==|)"
-      R"(^[\w.]+\.startswith\s*\(\s*["']npu)");
+      R"(^[\w.]+\.startswith\s*\(\s*["']npu|^(\w+\.)*is_(torch_)?npu\w*$)");
   return RE2::PartialMatch(t, kNpu);
 }
 
 /// The NPU excluded (`not is_npu_available()`, `device.type != "npu"`).
 bool excludesNpu(std::string_view t) {
   static const RE2 kNotNpu(
-      R"(^not\s+\(?\s*(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(|!=\s*["']npu["'])");
+      R"(^not\s+\(?\s*(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(|!=\s*["']npu["']|)"
+      R"(^not\s+(\w+\.)*is_(torch_)?npu\w*$)");
   return RE2::PartialMatch(t, kNotNpu);
 }
 
@@ -110,8 +111,8 @@ PlatformTest classifyCondition(std::string_view condition) {
   if (npu) return PlatformTest::NpuOnly;
   // A lone CUDA test (`torch.cuda.is_available()`, `dev.startswith("cuda")`, `x.is_cuda`): off the
   // NPU only in a chain that has an NPU branch too (onIf decides).
-  static const RE2 kCuda(
-      R"(^(\w+\.)*is_available\s*\(\s*\)$|\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|["']cuda["']\s*==|\.is_cuda$)");
+  static const RE2 kCuda(R"(^(\w+\.)*is_available\s*\(\s*\)$|^(\w+\.)*is_\w*cuda\w*_available\s*\(\s*\)$|)"
+                         R"(\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|["']cuda["']\s*==|\.is_cuda$)");
   if (terms.size() == 1 && terms.front().find("cuda") != std::string_view::npos &&
       testsPositively(terms.front(), kCuda))
     return PlatformTest::Cuda;

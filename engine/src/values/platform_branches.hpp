@@ -2,8 +2,9 @@
 /// Which branches of a module the NPU never takes: the third room of the values layer
 /// (docs/architecture.md, "Analysis layers"). Code under `if torch.version.hip:`,
 /// `if is_xla_installed():` (or MPS, XPU, HPU) or `if ... and not is_npu_available():`, the
-/// other branches of `if is_npu_available():`, and a CUDA branch of a chain that has an NPU
-/// branch runs on another platform; a CUDA name there is no CUDA binding of the NPU path.
+/// other branches of `if is_npu_available():`, the rest of a block after an early
+/// `if is_npu_available(): … return`, and a CUDA branch of a chain that has an NPU branch runs on
+/// another platform; a CUDA name there is no CUDA binding of the NPU path.
 
 #include <string_view>
 

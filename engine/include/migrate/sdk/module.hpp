@@ -31,7 +31,7 @@ struct ArgumentFact {
   std::string keyword;  ///< empty for positional arguments
   int index = -1;       ///< positional index, -1 for keyword arguments
   ValueKind kind = ValueKind::Other;
-  bool fstring = false;
+  bool fstring = false;  ///< an f-string with a replacement field (f"cuda" is a plain string)
   std::string text;
   SourceRange range;  ///< the value
 };
@@ -93,8 +93,8 @@ enum class StringContext {
 };
 
 struct StringFact {
-  std::string value;  ///< content without quotes; f-string holes read as {}
-  bool fstring = false;
+  std::string value;     ///< content without quotes; f-string holes read as {}
+  bool fstring = false;  ///< an f-string with a replacement field (f"cuda" is a plain string)
   StringContext context = StringContext::Other;
   std::string name;              ///< keyword or assignment target
   std::string callee;            ///< resolved callee (or written when unresolved) / subscripted chain
