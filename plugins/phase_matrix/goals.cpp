@@ -6,8 +6,7 @@
 
 #include <algorithm>
 
-#include "bottleneck_order.hpp"
-#include "verdict.hpp"
+#include "migrate/sdk/verdict.hpp"
 
 namespace phase_matrix {
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <map>
 
-#include "bottleneck_order.hpp"
+#include "migrate/sdk/verdict.hpp"
 
 namespace phase_matrix {
 

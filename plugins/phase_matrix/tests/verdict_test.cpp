@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "migrate/sdk/verdict.hpp"
 #include "tests/sample_repository.hpp"
-#include "verdict.hpp"
 
 namespace phase_matrix::test {
 namespace {
