@@ -302,6 +302,13 @@ int main(int argc, char** argv) {
   fleet_diff->add_option("--repo", diff_repo, "Only this repository");
   fleet_diff->add_option("--format", diff_format, "md, csv or json")
       ->check(CLI::IsMember({"md", "csv", "json"}));
+  std::string report_night, report_format = "md";
+  auto* fleet_report = fleet->add_subcommand(
+      "report", "What blocks the most repositories, effort by domain, and what solving each would do");
+  fleet_report->add_option("dir", fleet_dir, "Fleet directory")->required();
+  fleet_report->add_option("--night", report_night, "The night's label (default: the latest)");
+  fleet_report->add_option("--format", report_format, "md, csv or json")
+      ->check(CLI::IsMember({"md", "csv", "json"}));
   auto* fleet_dashboard = fleet->add_subcommand("dashboard", "Write DIR/index.html from the store");
   fleet_dashboard->add_option("dir", fleet_dir, "Fleet directory")->required();
   std::vector<std::string> merge_dirs;
@@ -337,6 +344,7 @@ int main(int argc, char** argv) {
   if (*fleet_status) return fleetStatus(fleet_dir, fleet_night, fleet_format);
   if (*fleet_history) return fleetHistory(fleet_dir, fleet_format);
   if (*fleet_diff) return fleetDiff(fleet_dir, diff_from, diff_to, diff_repo, diff_format);
+  if (*fleet_report) return fleetReport(fleet_dir, report_night, report_format);
   if (*fleet_dashboard) return fleetDashboard(fleet_dir);
   if (*fleet_merge) {
     std::vector<fs::path> shards(merge_dirs.begin(), merge_dirs.end());

@@ -61,11 +61,12 @@ TEST(FleetDashboard, RendersSummaryTrendsFailuresAndSortableTableInChromium) {
             std::string::npos);
   EXPECT_NE(page.dom.find("<div class=\"muted\">failed</div>"), std::string::npos);
   EXPECT_NE(page.dom.find("findings remaining"), std::string::npos);
-  // Three trend charts over both nights, dated.
+  // Four trend charts over both nights, dated.
   const auto charts = all(page.dom, std::regex("<svg class=\"chart\"[^>]*>\\s*<title>([^<]*)</title>"));
-  EXPECT_EQ(charts, (std::vector<std::string>{"Findings remaining and fixed", "Repositories by status",
-                                              "Effort remaining"}));
-  EXPECT_EQ(all(page.dom, std::regex("class=\"tick date\"[^>]*>([0-9-.]+)<")).size(), 6u);
+  EXPECT_EQ(charts, (std::vector<std::string>{"Findings remaining and fixed",
+                                              "Findings new and fixed since the night before",
+                                              "Repositories by status", "Effort remaining"}));
+  EXPECT_EQ(all(page.dom, std::regex("class=\"tick date\"[^>]*>([0-9-.]+)<")).size(), 8u);
   // Failures first, with the reason.
   const auto failures = all(page.dom, std::regex("<li data-repo=\"([^\"]+)\">"));
   EXPECT_EQ(failures, std::vector<std::string>{"broken"});

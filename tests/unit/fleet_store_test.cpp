@@ -73,7 +73,13 @@ RepoRun makeRun(const std::string& name, const std::string& status = "succeeded"
   r.stages = {{"analyze", "completed", "", 3.0},
               {"emit", "completed", "", 0.5, 2839, 2841},
               {"verify", "failed", "disk", 0.5, 11, 18}};
-  r.counts = {{"cuda.device", "device", "error", 12, 4}, {"cuda.stream", "attention", "warning", 3, 0}};
+  r.counts = {{"cuda.device", "device", "error", 12, 4, 1.25},
+              {"cuda.stream", "attention", "warning", 3, 0, 0.5}};
+  r.blocking_deps = {{"cupy", "unsupported", "numpy / torch", 2},
+                     {"flash-attn", "needs replacement", "npu_ops", 1}};
+  r.rule_info = {{"cuda.device", "Device API", "device", false},
+                 {"cuda.stream", "Stream API", "attention", true}};
+  r.plan_inputs = R"({"goal":"full","verdict":"feasible"})";
   r.outcomes = {{"passed", 7}, {"introduced", 1}, {"environment", 3}, {"skipped", 2}};
   r.broken_rules = {{"DEV-001", 1}};
   r.found = {{"f00d", "cuda.device", "model.py", 3, true}, {"beef", "cuda.stream", "train.py", 12, false}};
@@ -120,17 +126,40 @@ void expectSameRun(const RepoRun& a, const RepoRun& b) {
     EXPECT_EQ(a.counts[i].severity, b.counts[i].severity);
     EXPECT_EQ(a.counts[i].total, b.counts[i].total);
     EXPECT_EQ(a.counts[i].fixed, b.counts[i].fixed);
+    EXPECT_DOUBLE_EQ(a.counts[i].effort_days, b.counts[i].effort_days);
+  }
+  ASSERT_EQ(a.blocking_deps.size(), b.blocking_deps.size());
+  for (std::size_t i = 0; i < a.blocking_deps.size(); ++i) {
+    EXPECT_EQ(a.blocking_deps[i].package, b.blocking_deps[i].package);
+    EXPECT_EQ(a.blocking_deps[i].verdict, b.blocking_deps[i].verdict);
+    EXPECT_EQ(a.blocking_deps[i].replacement, b.blocking_deps[i].replacement);
+    EXPECT_EQ(a.blocking_deps[i].places, b.blocking_deps[i].places);
   }
   EXPECT_EQ(a.outcomes, b.outcomes);
   EXPECT_EQ(a.broken_rules, b.broken_rules);
 }
 
-/// Makes a store look as version 2 wrote it: without what version 3 added.
+/// Makes a store look as version 3 wrote it: without what version 4 added.
+void dropVersion4(const std::filesystem::path& file) {
+  queryOne(file, "ALTER TABLE finding_counts DROP COLUMN effort_days");
+  queryOne(file, "DROP TABLE rule_info");
+  queryOne(file, "DROP TABLE blocking_deps");
+  queryOne(file, "DROP TABLE plan_inputs");
+}
+
+/// Makes a store look as version 2 wrote it: without what versions 3 and 4 added.
 void dropVersion3(const std::filesystem::path& file) {
+  dropVersion4(file);
   queryOne(file, "ALTER TABLE stages DROP COLUMN kept");
   queryOne(file, "ALTER TABLE stages DROP COLUMN total");
   queryOne(file, "ALTER TABLE runs DROP COLUMN tool_key");
   queryOne(file, "DROP TABLE findings");
+}
+
+/// What a row written before version 4 reads as: no effort per rule, no blocking dependencies.
+void forgetVersion4(RepoRun& run) {
+  for (FindingCount& c : run.counts) c.effort_days = 0;
+  run.blocking_deps.clear();
 }
 
 std::vector<std::string> names(const std::vector<RepoRun>& runs) {
@@ -168,7 +197,7 @@ TEST(FleetStore, CreatesAndReopensWithRowsIntact) {
   expectSameRun(runs->front(), run);
   EXPECT_FALSE(runs->front().exit_code.has_value());
   EXPECT_EQ(queryOne(file, "SELECT exit_code IS NULL FROM runs"), "1");
-  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(queryOne(file, "SELECT checks FROM check_outcomes WHERE outcome = 'introduced'"), "1");
   EXPECT_EQ(queryOne(file, "SELECT rule || ':' || checks FROM broken_rules"), "DEV-001:1");
 }
@@ -195,7 +224,7 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   ASSERT_EQ(queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name = 'broken_rules'"), "0");
 
   Store store = openStore(file);
-  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
   EXPECT_EQ(
       queryOne(file, "SELECT count(*) FROM sqlite_master WHERE name IN ('check_outcomes', 'broken_rules')"),
       "2");
@@ -204,6 +233,7 @@ TEST(FleetStore, MigratesAVersion1StoreKeepingItsRows) {
   ASSERT_EQ(runs->size(), 1u);
   for (StageRow& s : old.stages) s.kept = s.total = 0;  // version 1 did not keep them
   old.tool_key.clear();
+  forgetVersion4(old);
   expectSameRun(runs->front(), old);
   const RepoRun fresh = makeRun("beta");
   ASSERT_TRUE(store.recordRun(id, fresh).ok());
@@ -232,12 +262,13 @@ TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
   queryOne(file, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
 
   Store store = openStore(file);
-  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "3");
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
   auto runs = store.runs(id);
   ASSERT_TRUE(runs.ok()) << runs.error().message;
   ASSERT_EQ(runs->size(), 1u);
   for (StageRow& s : old.stages) s.kept = s.total = 0;
   old.tool_key.clear();
+  forgetVersion4(old);
   expectSameRun(runs->front(), old);
   auto none = store.foundFindings(id, "alpha");
   ASSERT_TRUE(none.ok()) << none.error().message;
@@ -256,6 +287,77 @@ TEST(FleetStore, MigratesAVersion2StoreKeepingItsRows) {
   EXPECT_EQ(found->front().fingerprint, "f00d");
   EXPECT_TRUE(found->front().fixed);
   EXPECT_EQ(found->back().line, 12);
+}
+
+// A store of version 3 (the release before `fleet report`) gains what the report reads: its rows
+// read as having no effort per rule, no blocking dependencies and no plan to judge; a new row
+// keeps its own, and what it says of its rules.
+TEST(FleetStore, MigratesAVersion3StoreKeepingItsRows) {
+  TempDir dir;
+  const auto file = dir / "fleet.db";
+  RepoRun old = makeRun("alpha");
+  std::int64_t id = 0;
+  {
+    Store store = openStore(file);
+    id = begin(store, "2026-11-26").id;
+    ASSERT_TRUE(store.recordRun(id, old).ok());
+  }
+  dropVersion4(file);
+  queryOne(file, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+
+  Store store = openStore(file);
+  EXPECT_EQ(queryOne(file, "SELECT value FROM meta WHERE key = 'schema_version'"), "4");
+  auto runs = store.runs(id);
+  ASSERT_TRUE(runs.ok()) << runs.error().message;
+  ASSERT_EQ(runs->size(), 1u);
+  forgetVersion4(old);
+  expectSameRun(runs->front(), old);
+  auto inputs = store.planInputs(id);
+  ASSERT_TRUE(inputs.ok()) << inputs.error().message;
+  EXPECT_TRUE(inputs->empty()) << "version 3 kept no plan inputs";
+  const RepoRun fresh = makeRun("beta");
+  ASSERT_TRUE(store.recordRun(id, fresh).ok());
+  auto both = store.runs(id);
+  ASSERT_TRUE(both.ok());
+  ASSERT_EQ(both->size(), 2u);
+  expectSameRun(both->at(1), fresh);
+  inputs = store.planInputs(id);
+  ASSERT_TRUE(inputs.ok());
+  EXPECT_EQ(inputs->at("beta"), fresh.plan_inputs);
+  auto info = store.ruleInfo();
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->at("cuda.stream").title, "Stream API");
+  EXPECT_TRUE(info->at("cuda.stream").no_counterpart);
+}
+
+// The dashboard's trend of findings new and fixed: by fingerprint against each repository's
+// previous row, as `fleet diff` counts them; a cached row moves nothing, a failed row is no
+// baseline.
+TEST(FleetStore, CountsTheFindingsNewAndFixedPerNight) {
+  TempDir dir;
+  Store store = openStore(dir / "fleet.db");
+  const std::int64_t n1 = begin(store, "n1").id, n2 = begin(store, "n2").id, n3 = begin(store, "n3").id;
+  RepoRun alpha = makeRun("alpha");
+  alpha.found = {{"aaaa", "R", "a.py", 1, false}, {"bbbb", "R", "a.py", 2, false}};
+  ASSERT_TRUE(store.recordRun(n1, alpha).ok());
+  alpha.found = {
+      {"bbbb", "R", "a.py", 3, false}, {"cccc", "R", "a.py", 4, false}, {"dddd", "R", "b.py", 1, false}};
+  ASSERT_TRUE(store.recordRun(n2, alpha).ok());
+  RepoRun cached = makeRun("alpha", "cached");
+  cached.cached_from = n2;
+  cached.found.clear();
+  ASSERT_TRUE(store.recordRun(n3, cached).ok());
+  RepoRun beta = makeRun("beta", "failed");
+  beta.found.clear();
+  ASSERT_TRUE(store.recordRun(n1, beta).ok());
+  beta = makeRun("beta");
+  ASSERT_TRUE(store.recordRun(n2, beta).ok());  // after a failed row: nothing to compare with
+  beta.found = {{"f00d", "cuda.device", "model.py", 3, true}};
+  ASSERT_TRUE(store.recordRun(n3, beta).ok());  // one of its two findings gone
+  auto moved = store.newAndFixedPerNight();
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  const std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> expected{{n2, {2, 1}}, {n3, {0, 1}}};
+  EXPECT_EQ(moved.value(), expected);
 }
 
 TEST(FleetStore, UsesWalModeAndForeignKeys) {
@@ -280,7 +382,7 @@ TEST(FleetStore, RefusesNewerSchemaVersion) {
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.error().message,
             file.string() +
-                ": store schema version 7 is newer than this migrate-pipeline reads (3); use a newer "
+                ": store schema version 7 is newer than this migrate-pipeline reads (4); use a newer "
                 "migrate-pipeline or another --output directory");
 }
 
@@ -632,7 +734,14 @@ TEST(FleetStore, MergesShardStores) {
     auto found = target.foundFindings(night, "beta");
     ASSERT_TRUE(found.ok()) << found.error().message;
     EXPECT_EQ(found->size(), 2u) << night;
+    // So did what `fleet report` reads: the plans to judge and what the rules are.
+    auto inputs = target.planInputs(night);
+    ASSERT_TRUE(inputs.ok()) << inputs.error().message;
+    EXPECT_EQ(inputs->at("beta"), beta.plan_inputs) << night;
   }
+  auto info = target.ruleInfo();
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->at("cuda.device").title, "Device API");
   EXPECT_EQ((*rows27)[1].cached_from, std::optional<std::int64_t>((*n26)->id));
   EXPECT_NE((*n26)->id, b26->id);  // so the translation is what the test sees
   EXPECT_FALSE((*rows27)[2].cached_from.has_value());

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "emit/template_store.hpp"
+#include "fleet/fleet_report.hpp"
 #include "fleet/night_diff.hpp"
 #include "fleet/trend_chart.hpp"
 #include "migrate/engine/model.hpp"
@@ -63,8 +64,11 @@ sdk::TemplateData& card(sdk::TemplateData& data, const std::string& value, const
       .set("label", outputs::escapeMarkup(label));
 }
 
-void addCharts(sdk::TemplateData& data, const std::vector<NightSummary>& history) {
+void addCharts(sdk::TemplateData& data, const std::vector<NightSummary>& history,
+               const std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>& new_and_fixed) {
   std::vector<std::string> labels;
+  TrendSeries added{"new", "#D55E00", {}};
+  TrendSeries gone{"fixed", "#009E73", {}};
   TrendSeries remaining{"remaining", "#D55E00", {}};
   TrendSeries fixed{"fixed", "#009E73", {}};
   TrendSeries effort{"person-days left", "#0072B2", {}};
@@ -81,9 +85,14 @@ void addCharts(sdk::TemplateData& data, const std::vector<NightSummary>& history
     failed.values.push_back(static_cast<double>(n.failed));
     timed_out.values.push_back(static_cast<double>(n.timed_out));
     oom.values.push_back(static_cast<double>(n.out_of_memory));
+    const auto moved = new_and_fixed.find(n.night.id);
+    added.values.push_back(moved == new_and_fixed.end() ? 0.0 : static_cast<double>(moved->second.first));
+    gone.values.push_back(moved == new_and_fixed.end() ? 0.0 : static_cast<double>(moved->second.second));
   }
   data.addItem("charts").set(
       "svg", trendChartSvg("Findings remaining and fixed", "findings", labels, {remaining, fixed}, false));
+  data.addItem("charts").set("svg", trendChartSvg("Findings new and fixed since the night before", "findings",
+                                                  labels, {added, gone}, false));
   data.addItem("charts").set("svg", trendChartSvg("Repositories by status", "repositories", labels,
                                                   {succeeded, cached, failed, timed_out, oom}, true));
   data.addItem("charts").set("svg",
@@ -159,6 +168,52 @@ void addBrokenRules(sdk::TemplateData& data, const std::vector<RepoRun>& runs) {
   }
   data.setFlag("verified", verified);
   data.setFlag("has_broken_rules", !sorted.empty());
+}
+
+/// The blockers section: `fleet report`'s tables, the first ten of each, with their what-if.
+void addBlockers(sdk::TemplateData& data, const FleetReport& report) {
+  std::map<std::pair<std::string, std::string>, std::string> what_if;  // (kind, name) → text
+  for (const WhatIf& w : report.what_if) {
+    const std::string moved = whatIfText(w);
+    what_if[{w.kind, w.name}] = w.repos == 0    ? ""
+                                : moved.empty() ? fmt::format("no verdict moves ({} judged)", w.repos)
+                                                : moved;
+  }
+  auto whatIf = [&](const char* kind, const std::string& name) {
+    const auto it = what_if.find({kind, name});
+    return it == what_if.end() ? std::string() : it->second;
+  };
+  for (std::size_t i = 0; i < report.rules.size() && i < 10; ++i) {
+    const ReportRule& x = report.rules[i];
+    if (x.repos_left == 0) break;
+    sdk::TemplateData& row = data.addItem("blocker_rules");
+    row.set("rule", outputs::escapeMarkup(x.rule))
+        .set("title", outputs::escapeMarkup(x.title))
+        .set("domain", outputs::escapeMarkup(x.domain))
+        .set("severity", outputs::escapeMarkup(x.severity))
+        .set("repos", std::to_string(x.repos_left))
+        .set("remaining", std::to_string(x.remaining))
+        .set("days", decimals(x.person_days, 2))
+        .set("what_if", outputs::escapeMarkup(whatIf("rule", x.rule)));
+    row.setFlag("no_counterpart", x.no_counterpart);
+  }
+  for (std::size_t i = 0; i < report.dependencies.size() && i < 10; ++i) {
+    const ReportDependency& d = report.dependencies[i];
+    data.addItem("blocker_deps")
+        .set("package", outputs::escapeMarkup(d.package))
+        .set("verdict", outputs::escapeMarkup(d.verdict))
+        .set("replacement", outputs::escapeMarkup(d.replacement))
+        .set("repos", std::to_string(d.repos))
+        .set("what_if", outputs::escapeMarkup(whatIf("dependency", d.package)));
+  }
+  data.setFlag("has_blocker_deps", !report.dependencies.empty());
+  for (const ReportDomain& d : report.domains)
+    data.addItem("effort_domains")
+        .set("domain", outputs::escapeMarkup(d.domain))
+        .set("repos", std::to_string(d.repos))
+        .set("remaining", std::to_string(d.remaining))
+        .set("days", decimals(d.person_days, 2));
+  data.set("judged", std::to_string(report.judged));
 }
 
 /// A repository's findings since the night before (fleet diff), and the page with them.
@@ -328,7 +383,9 @@ Status writeDashboard(const Store& store, const fs::path& dir) {
       v.set("name", outputs::escapeMarkup(verdict)).set("count", std::to_string(count));
       v.setFlag("last", ++i == verdicts.size());
     }
-    addCharts(data, history.value());
+    auto moved = store.newAndFixedPerNight();
+    if (!moved) return moved.error();
+    addCharts(data, history.value(), moved.value());
     // Since the night before the latest: findings new and fixed, and why (fleet diff).
     std::map<std::string, Change> changes;
     const Night* before = nullptr;
@@ -348,6 +405,9 @@ Status writeDashboard(const Store& store, const fs::path& dir) {
     }
     addRepositories(data, dir, runs, changes);
     addBrokenRules(data, runs);
+    auto report = buildReport(store, *latest.value(), runs);
+    if (!report) return report.error();
+    addBlockers(data, report.value());
   }
   std::vector<RepoRun>().swap(runs);  // the page needs only `data` now: not both at once
   return render(std::move(data), dir);

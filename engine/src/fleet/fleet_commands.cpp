@@ -1,9 +1,10 @@
-// `migrate-pipeline fleet status | history | diff | merge`: reading and combining fleet stores.
+// `migrate-pipeline fleet status | history | diff | report | merge`: reading and combining fleet stores.
 
 #include <iostream>
 #include <set>
 
 #include "fleet/dashboard.hpp"
+#include "fleet/fleet_report.hpp"
 #include "fleet/fleet_spec.hpp"
 #include "fleet/fleet_store.hpp"
 #include "fleet/fleet_tables.hpp"
@@ -89,6 +90,29 @@ int fleetStatus(const fs::path& dir, std::int64_t id, const std::string& format)
     return kExitFleetStore;
   }
   std::cout << formatStatus(*night.value(), runs.value(), format, fs::absolute(dir).lexically_normal());
+  return kExitOk;
+}
+
+int fleetReport(const fs::path& dir, const std::string& label, const std::string& format) {
+  auto store = openExisting(dir);
+  if (!store) return kExitFleetStore;
+  auto night = label.empty() ? store->latestNight() : store->nightByLabel(label);
+  if (!night) {
+    std::cerr << "error: " << night.error().message << "\n";
+    return kExitFleetStore;
+  }
+  if (!night.value()) {
+    std::cerr << "error: " << (label.empty() ? std::string("no night yet") : "no night '" + label + "'")
+              << " in " << (dir / "fleet.db").string() << "; `migrate-pipeline fleet history " << dir.string()
+              << "` lists the nights\n";
+    return kExitUsage;
+  }
+  auto report = buildReport(store.value(), *night.value());
+  if (!report) {
+    std::cerr << "error: " << report.error().message << "\n";
+    return kExitFleetStore;
+  }
+  std::cout << formatReport(report.value(), format);
   return kExitOk;
 }
 

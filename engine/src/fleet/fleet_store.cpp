@@ -123,17 +123,28 @@ Status loadDetails(sqlite3* db, const fs::path& file, std::int64_t night, const 
   if (!stages.ok()) return sqlError(file, what, stages.error());
 
   Statement counts(db,
-                   "SELECT repo, rule, domain, severity, total, fixed FROM finding_counts "
+                   "SELECT repo, rule, domain, severity, total, fixed, effort_days FROM finding_counts "
                    "WHERE night_id = ?1 AND (?2 IS NULL OR repo = ?2) ORDER BY repo, rule");
   counts.bindInt(1, night);
   if (repo != nullptr) counts.bindText(2, *repo);
   while (counts.next()) {
     auto it = by_name.find(counts.text(0));
     if (it == by_name.end()) continue;
-    it->second->counts.push_back(
-        FindingCount{counts.text(1), counts.text(2), counts.text(3), counts.integer(4), counts.integer(5)});
+    it->second->counts.push_back(FindingCount{counts.text(1), counts.text(2), counts.text(3),
+                                              counts.integer(4), counts.integer(5), counts.real(6)});
   }
   if (!counts.ok()) return sqlError(file, what, counts.error());
+
+  Statement deps(db,
+                 "SELECT repo, package, verdict, replacement, places FROM blocking_deps "
+                 "WHERE night_id = ?1 AND (?2 IS NULL OR repo = ?2) ORDER BY repo, package");
+  deps.bindInt(1, night);
+  if (repo != nullptr) deps.bindText(2, *repo);
+  while (deps.next())
+    if (auto it = by_name.find(deps.text(0)); it != by_name.end())
+      it->second->blocking_deps.push_back(
+          BlockingDep{deps.text(1), deps.text(2), deps.text(3), deps.integer(4)});
+  if (!deps.ok()) return sqlError(file, what, deps.error());
 
   // Verification outcomes and the rules whose edits broke checks: (repo, key, checks) rows.
   for (const auto& [table, key, member] : {std::tuple{"check_outcomes", "outcome", &RepoRun::outcomes},
@@ -146,6 +157,20 @@ Status loadDetails(sqlite3* db, const fs::path& file, std::int64_t night, const 
       if (auto it = by_name.find(rows.text(0)); it != by_name.end())
         (it->second->*member)[rows.text(1)] = rows.integer(2);
     if (!rows.ok()) return sqlError(file, what, rows.error());
+  }
+  return Ok{};
+}
+
+/// Records what `rows` say of their rules (the latest word wins). Runs inside the caller's
+/// transaction.
+template <typename Rows>
+Status insertRuleInfo(sqlite3* db, const fs::path& file, const std::string& what, const Rows& rows) {
+  Statement info(
+      db, "INSERT OR REPLACE INTO rule_info(rule, title, domain, no_counterpart) VALUES(?1, ?2, ?3, ?4)");
+  for (const RuleInfoRow& r : rows) {
+    info.reset();
+    info.bindText(1, r.rule).bindText(2, r.title).bindText(3, r.domain).bindInt(4, r.no_counterpart ? 1 : 0);
+    if (!info.run()) return sqlError(file, what + " (rule '" + r.rule + "')", info.error());
   }
   return Ok{};
 }
@@ -213,9 +238,10 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
     if (!stage.run()) return sqlError(file, what + " (stage '" + st.stage + "')", stage.error());
   }
 
-  Statement count(db,
-                  "INSERT INTO finding_counts(night_id, repo, rule, domain, severity, total, fixed) "
-                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  Statement count(
+      db,
+      "INSERT INTO finding_counts(night_id, repo, rule, domain, severity, total, fixed, effort_days) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   for (const auto& c : run.counts) {
     count.reset();
     count.bindInt(1, night)
@@ -224,8 +250,31 @@ Status insertRun(sqlite3* db, const fs::path& file, std::int64_t night, const Re
         .bindText(4, c.domain)
         .bindText(5, c.severity)
         .bindInt(6, c.total)
-        .bindInt(7, c.fixed);
+        .bindInt(7, c.fixed)
+        .bindReal(8, c.effort_days);
     if (!count.run()) return sqlError(file, what + " (rule '" + c.rule + "')", count.error());
+  }
+
+  Statement dep(db,
+                "INSERT INTO blocking_deps(night_id, repo, package, verdict, replacement, places) "
+                "VALUES(?1, ?2, ?3, ?4, ?5, ?6)");
+  for (const BlockingDep& d : run.blocking_deps) {
+    dep.reset();
+    dep.bindInt(1, night)
+        .bindText(2, run.name)
+        .bindText(3, d.package)
+        .bindText(4, d.verdict)
+        .bindText(5, d.replacement)
+        .bindInt(6, d.places);
+    if (!dep.run()) return sqlError(file, what + " (dependency '" + d.package + "')", dep.error());
+  }
+
+  if (auto st = insertRuleInfo(db, file, what, run.rule_info); !st) return st;
+
+  if (!run.plan_inputs.empty()) {
+    Statement inputs(db, "INSERT INTO plan_inputs(night_id, repo, inputs) VALUES(?1, ?2, ?3)");
+    inputs.bindInt(1, night).bindText(2, run.name).bindText(3, run.plan_inputs);
+    if (!inputs.run()) return sqlError(file, what + " (plan inputs)", inputs.error());
   }
 
   for (const auto& [table, key, values] : {std::tuple{"check_outcomes", "outcome", &run.outcomes},
@@ -445,6 +494,26 @@ Result<std::vector<FoundFinding>> Store::foundFindings(std::int64_t night, const
   return out;
 }
 
+Result<std::map<std::string, std::string>> Store::planInputs(std::int64_t night) const {
+  Statement s(
+      db_,
+      "SELECT r.repo, p.inputs FROM runs r JOIN plan_inputs p "
+      "ON p.night_id = coalesce(r.cached_from, r.night_id) AND p.repo = r.repo WHERE r.night_id = ?1");
+  s.bindInt(1, night);
+  std::map<std::string, std::string> out;
+  while (s.next()) out[s.text(0)] = s.text(1);
+  if (!s.ok()) return sqlError(file_, "reading the plan inputs of night " + std::to_string(night), s.error());
+  return out;
+}
+
+Result<std::map<std::string, RuleInfoRow>> Store::ruleInfo() const {
+  Statement s(db_, "SELECT rule, title, domain, no_counterpart FROM rule_info");
+  std::map<std::string, RuleInfoRow> out;
+  while (s.next()) out[s.text(0)] = RuleInfoRow{s.text(0), s.text(1), s.text(2), s.integer(3) != 0};
+  if (!s.ok()) return sqlError(file_, "reading what the store knows of the rules", s.error());
+  return out;
+}
+
 Result<std::vector<NightSummary>> Store::history() const {
   Statement s(
       db_,
@@ -476,6 +545,39 @@ Result<std::vector<NightSummary>> Store::history() const {
   return out;
 }
 
+Result<std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>> Store::newAndFixedPerNight() const {
+  // Each run that ran (not cached) with the repository's row just before it, both comparable;
+  // their findings are those of the runs they are or carry over.
+  static const char* const kPairs =
+      "WITH pairs AS ("
+      " SELECT r.night_id AS night, r.repo AS repo, r.night_id AS now_src,"
+      "  (SELECT coalesce(p.cached_from, p.night_id) FROM runs p WHERE p.repo = r.repo AND p.night_id < "
+      "r.night_id"
+      "   AND p.status IN ('succeeded', 'cached') AND NOT EXISTS (SELECT 1 FROM runs q WHERE q.repo = r.repo"
+      "   AND q.night_id > p.night_id AND q.night_id < r.night_id) ORDER BY p.night_id DESC LIMIT 1) AS "
+      "before_src"
+      " FROM runs r WHERE r.status = 'succeeded' AND r.cached_from IS NULL) ";
+  Statement s(db_, std::string(kPairs) +
+                       "SELECT night,"
+                       " (SELECT count(*) FROM findings f WHERE f.night_id = now_src AND f.repo = pairs.repo "
+                       "AND NOT EXISTS"
+                       "  (SELECT 1 FROM findings g WHERE g.night_id = before_src AND g.repo = pairs.repo"
+                       "   AND g.fingerprint = f.fingerprint)),"
+                       " (SELECT count(*) FROM findings g WHERE g.night_id = before_src AND g.repo = "
+                       "pairs.repo AND NOT EXISTS"
+                       "  (SELECT 1 FROM findings f WHERE f.night_id = now_src AND f.repo = pairs.repo"
+                       "   AND f.fingerprint = g.fingerprint))"
+                       " FROM pairs WHERE before_src IS NOT NULL");
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> out;
+  while (s.next()) {
+    auto& [added, fixed] = out[s.integer(0)];
+    added += s.integer(1);
+    fixed += s.integer(2);
+  }
+  if (!s.ok()) return sqlError(file_, "counting the findings new and fixed per night", s.error());
+  return out;
+}
+
 Result<std::vector<std::string>> Store::referencedOutputDirs(const std::vector<std::int64_t>& nights) const {
   Statement s(db_, "SELECT DISTINCT output_dir FROM runs WHERE night_id = ?1 AND output_dir <> ''");
   std::set<std::string> dirs;
@@ -503,18 +605,27 @@ Status Store::mergeFrom(const Store& shard, const std::function<std::string(cons
   for (const auto& n : *shard_nights) {
     auto rows = shard.runs(n.id);
     if (!rows) return rows.error();
+    auto inputs = shard.planInputs(n.id);
+    if (!inputs) return inputs.error();
     for (RepoRun& r : *rows) {
       if (r.status == "cached") continue;  // its findings are those of the run it carries over
       auto found = shard.foundFindings(n.id, r.name);
       if (!found) return found.error();
       r.found = std::move(found.value());
+      if (auto it = inputs->find(r.name); it != inputs->end()) r.plan_inputs = it->second;
     }
     shard_runs.push_back(std::move(*rows));
   }
 
+  auto rule_info = shard.ruleInfo();
+  if (!rule_info) return rule_info.error();
+  std::vector<RuleInfoRow> rules;
+  for (auto& [rule, row] : *rule_info) rules.push_back(std::move(row));
+
   std::string error;
   Transaction tx(db_);
   if (!tx.begin(error)) return sqlError(file_, what, error);
+  if (auto st = insertRuleInfo(db_, file_, what, rules); !st) return st;
 
   std::map<std::int64_t, std::int64_t> ids;  // the shard's night id → this store's
   for (const auto& sn : *shard_nights) {

@@ -21,7 +21,7 @@ namespace migrate::fleet {
 
 /// Version of the store's schema (the `meta` table's `schema_version`); bumped on incompatible
 /// changes. A store with a newer version is refused with a message naming both versions.
-inline constexpr int kStoreSchemaVersion = 3;
+inline constexpr int kStoreSchemaVersion = 4;
 
 /// One night: a `fleet run` over the manifest, possibly resumed after an interruption.
 struct Night {
@@ -39,9 +39,26 @@ struct Night {
 struct FindingCount {
   std::string rule;
   std::string domain;
-  std::string severity;    ///< "info" | "warning" | "error"
-  std::int64_t total = 0;  ///< findings of this rule
-  std::int64_t fixed = 0;  ///< of which the emit stage fixed
+  std::string severity;      ///< "info" | "warning" | "error"
+  std::int64_t total = 0;    ///< findings of this rule
+  std::int64_t fixed = 0;    ///< of which the emit stage fixed
+  double effort_days = 0.0;  ///< person-days of the work the rule leaves (places not fixed)
+};
+
+/// A dependency whose verdict blocks or needs work ("unsupported", "needs replacement").
+struct BlockingDep {
+  std::string package;
+  std::string verdict;
+  std::string replacement;
+  std::int64_t places = 0;  ///< findings that name it
+};
+
+/// What a rule is, as a run's findings.json says (the store keeps the latest).
+struct RuleInfoRow {
+  std::string rule;
+  std::string title;
+  std::string domain;
+  bool no_counterpart = false;  ///< its API has no NPU counterpart
 };
 
 /// One finding of a run, as the store tracks it across nights.
@@ -106,6 +123,13 @@ struct RepoRun {
   /// Every finding, recorded by recordRun; read back only by foundFindings (and merges), not by
   /// runs(): a night's rows stay small.
   std::vector<FoundFinding> found;
+  std::vector<BlockingDep> blocking_deps;  ///< sorted by package
+  /// The rules of the run's findings, recorded by recordRun into the store's rule_info (read back
+  /// by ruleInfo, not by runs()).
+  std::vector<RuleInfoRow> rule_info;
+  /// What the plan's verdict was judged from (fleet/what_if.hpp, JSON); recorded by recordRun,
+  /// read back only by planInputs (and merges). Empty: none (a cached row, a run without a plan).
+  std::string plan_inputs;
 };
 
 /// A night with its rows counted (what `fleet history` prints and the dashboard charts).
@@ -157,9 +181,18 @@ class Store {
   Result<std::optional<RepoRun>> lastRun(const std::string& name, std::int64_t before_night = 0) const;
   /// Every night with its counts, oldest first.
   Result<std::vector<NightSummary>> history() const;
+  /// Per night id, the findings new and fixed (gone from the code) against each repository's
+  /// previous row, by fingerprint, as `fleet diff` counts them: only repositories whose two rows
+  /// both succeeded (or are cached); a cached row changes nothing. Nights without any are absent.
+  Result<std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>>> newAndFixedPerNight() const;
   /// The findings of `repo`'s run in `night`, by fingerprint; a cached row's are those of the
   /// run it carries over.
   Result<std::vector<FoundFinding>> foundFindings(std::int64_t night, const std::string& repo) const;
+  /// Per repository of `night`, what its plan's verdict was judged from (RepoRun::plan_inputs); a
+  /// cached row's are those of the run it carries over. Repositories without any are absent.
+  Result<std::map<std::string, std::string>> planInputs(std::int64_t night) const;
+  /// What the store knows of each rule (the latest run that reported it), by rule id.
+  Result<std::map<std::string, RuleInfoRow>> ruleInfo() const;
   /// Every output_dir the rows of `nights` reference, distinct and sorted; empty ones left out
   /// (for disk retention).
   Result<std::vector<std::string>> referencedOutputDirs(const std::vector<std::int64_t>& nights) const;

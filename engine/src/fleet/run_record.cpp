@@ -3,13 +3,19 @@
 #include <signal.h>
 #include <string.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "fleet/fleet_spec.hpp"
+#include "fleet/what_if.hpp"
 #include "outputs/run_outputs.hpp"
+#include "pipeline/plan_spec.hpp"
 #include "report/fingerprints.hpp"
 
 namespace migrate::fleet {
@@ -48,6 +54,56 @@ std::string signalName(int sig) {
   return "signal " + std::to_string(sig) + (d ? std::string(" (") + d + ")" : "");
 }
 
+/// The plan settings the run used (its output's pipeline.yaml over the defaults); the defaults
+/// when that file is missing or unreadable.
+PlanSpec planSettingsOf(const fs::path& out) {
+  PlanSpec spec = defaultPlanSpec();
+  try {
+    const YAML::Node doc = YAML::LoadFile((out / "pipeline.yaml").string());
+    readPlanSpec(yaml::Reader((out / "pipeline.yaml").string()), doc["plan"], spec);
+  } catch (const std::exception&) {
+    return defaultPlanSpec();
+  }
+  return spec;
+}
+
+/// What `fleet report` ranks: each rule's remaining person-days, what the rules are, and the
+/// dependencies that block or need replacing.
+void readInsight(const MigrationModel& m, RepoRun& run) {
+  std::map<std::string, double> effort;  // rule → person-days of the places not fixed
+  for (const sdk::Bottleneck& b : m.plan.bottlenecks) {
+    std::size_t left = 0;
+    for (std::size_t index : b.findings) left += m.emit.isFixed(index) ? 0 : 1;
+    effort[b.rule_id] += b.effortFor(left);
+  }
+  for (FindingCount& c : run.counts)
+    if (auto it = effort.find(c.rule); it != effort.end())
+      c.effort_days = std::round(it->second * 100.0) / 100.0;
+  run.rule_info.clear();
+  for (const RuleRecord& r : m.rules)
+    if (effort.count(r.info.id) || std::any_of(run.counts.begin(), run.counts.end(),
+                                               [&](const FindingCount& c) { return c.rule == r.info.id; }))
+      run.rule_info.push_back({r.info.id, r.info.title, r.info.domain, r.no_npu_counterpart});
+  std::map<std::string, BlockingDep> deps;
+  for (const sdk::Finding& f : m.findings) {
+    if (f.domain != "deps") continue;
+    const auto verdict = f.details.find("verdict");
+    if (verdict == f.details.end() ||
+        (verdict->second != "unsupported" && verdict->second != "needs replacement"))
+      continue;
+    const std::string name = packageOf(f);
+    BlockingDep& d = deps[name];
+    d.package = name;
+    d.verdict = verdict->second;
+    if (auto r = f.details.find("replacement"); r != f.details.end() && d.replacement.empty())
+      d.replacement = r->second;
+    if (d.replacement.empty()) d.replacement = f.npu_alternative;
+    ++d.places;
+  }
+  run.blocking_deps.clear();
+  for (auto& [name, d] : deps) run.blocking_deps.push_back(std::move(d));
+}
+
 }  // namespace
 
 bool readOutputs(const fs::path& out, RepoRun& run, std::string& error) {
@@ -84,6 +140,9 @@ bool readOutputs(const fs::path& out, RepoRun& run, std::string& error) {
     run.effort_days += b.effortFor(left);
   }
   run.verdict = m.plan.assessment ? m.plan.assessment->chosen().verdict : "";
+  readInsight(m, run);
+  const auto inputs = planInputsOf(m, planSettingsOf(out));
+  run.plan_inputs = inputs ? encodePlanInputs(*inputs) : std::string();
   run.verify_status = m.verify.computed ? m.verify.status : "";
   run.checks_passed = static_cast<std::int64_t>(m.verify.count("passed"));
   // Failed = what the migration broke (introduced, or not run); a check the host cannot run

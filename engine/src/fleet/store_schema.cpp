@@ -157,8 +157,49 @@ CREATE TABLE findings(
 ) WITHOUT ROWID;
 )sql";
 
+// What version 4 adds to version 3: what `fleet report` ranks and its what-if judges.
+constexpr const char* kSchemaV4 = R"sql(
+-- Person-days of the work a rule leaves in a repository (its bottlenecks' effort for the places
+-- the emit stage did not fix).
+ALTER TABLE finding_counts ADD COLUMN effort_days REAL NOT NULL DEFAULT 0;
+
+-- What a rule is, as the latest run that reported it says: its title, domain, and whether its API
+-- has no NPU counterpart.
+CREATE TABLE rule_info(
+  rule TEXT PRIMARY KEY,
+  title TEXT NOT NULL DEFAULT '',
+  domain TEXT NOT NULL DEFAULT '',
+  no_counterpart INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+
+-- A row's dependencies whose verdict is 'unsupported' or 'needs replacement', with the places
+-- that name them (a cached row carries those of the run it carries over).
+CREATE TABLE blocking_deps(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  package TEXT NOT NULL,
+  verdict TEXT NOT NULL DEFAULT '',
+  replacement TEXT NOT NULL DEFAULT '',
+  places INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(night_id, repo, package),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+-- What the plan's verdict of a run that ran was judged from (fleet/what_if.hpp, as JSON): the
+-- chosen goal's bottlenecks with their places, and the effort settings. A cached row reads the
+-- one of the run it carries over. A rowid table: its rows of a kilobyte or more would each take
+-- an overflow page in a WITHOUT ROWID one.
+CREATE TABLE plan_inputs(
+  night_id INTEGER NOT NULL,
+  repo TEXT NOT NULL,
+  inputs TEXT NOT NULL,
+  PRIMARY KEY(night_id, repo),
+  FOREIGN KEY(night_id, repo) REFERENCES runs(night_id, repo) ON DELETE CASCADE
+);
+)sql";
+
 // The steps from version N to N + 1, from version 1 on.
-constexpr const char* kMigrations[] = {kSchemaV2, kSchemaV3};
+constexpr const char* kMigrations[] = {kSchemaV2, kSchemaV3, kSchemaV4};
 static_assert(std::size(kMigrations) == kStoreSchemaVersion - 1, "one migration step per version");
 
 struct SchemaPresence {

@@ -58,6 +58,11 @@ int fleetStatus(const std::filesystem::path& dir, std::int64_t night, const std:
 int fleetDiff(const std::filesystem::path& dir, const std::string& from, const std::string& to,
               const std::string& repo, const std::string& format);
 
+/// `migrate-pipeline fleet report DIR [--night LABEL]`: what blocks the most repositories of a
+/// night (default: the latest) — rules and dependencies ranked by repositories, effort by domain,
+/// and what solving each of the top ones would do to the verdicts — as "md", "csv" or "json".
+int fleetReport(const std::filesystem::path& dir, const std::string& night, const std::string& format);
+
 /// `migrate-pipeline fleet history DIR`: one row per night.
 int fleetHistory(const std::filesystem::path& dir, const std::string& format);
 
