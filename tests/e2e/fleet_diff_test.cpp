@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "support/launch_pack.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate::test {
@@ -17,11 +18,7 @@ using nlohmann::json;
 
 void commit(const fs::path& repo, const std::string& code, const std::string& message) {
   writeFile(repo / "model.py", code);
-  const std::string git = "git -C " + quote(repo.string()) + " -c user.name=t -c user.email=t@example.org ";
-  if (!fs::exists(repo / ".git")) {
-    ASSERT_EQ(run(git + "init -q -b main").exit_code, 0);
-  }
-  ASSERT_EQ(run(git + "add -A && " + git + "commit -q -m " + quote(message)).exit_code, 0);
+  commitAll(repo, message);
 }
 
 class FleetDiff : public ::testing::Test {
@@ -30,32 +27,7 @@ class FleetDiff : public ::testing::Test {
     writeFile(dir_ / "pipeline.yaml",
               "version: 1\nsource: {path: .}\nplugin_dir: " + quote(pluginDir().string()) +
                   "\nplugins: {device: {}}\nstages: [analyze, plan, emit, report]\n");
-    writeFile(dir_ / "packs/acme/pack.yaml",
-              "format: 1\nname: acme\nversion: 1.0.0\nprefix: ACME\nmigrate_pipeline: \">=0.4, <1\"\n");
-    writeFile(dir_ / "packs/acme/rules/device.yaml", R"(format: 1
-domain: device
-rules:
-  - id: ACME-001
-    title: acme.gpu.launch runs on CUDA only
-    message: "{api} launches on CUDA only"
-    match:
-      api: [{name: acme.gpu.launch}]
-    confidence: high
-    difficulty: low
-    effort_days: 0.1
-    tests:
-      invalid:
-        - code: |
-            import acme.gpu
-            acme.gpu.launch(1)
-          lines: [2]
-      valid:
-        - |
-          import acme.npu
-          acme.npu.launch(1)
-)");
-    writeFile(dir_ / "packs/acme/README.md",
-              "# acme\n\n### ACME-001 — acme.gpu.launch runs on CUDA only\n\nUse the NPU.\n");
+    writeLaunchPack(dir_ / "packs/acme", "    effort_days: 0.1\n");
   }
   void manifest(const std::string& extra = "") {
     writeFile(dir_ / "fleet.yaml", "format: 1\npipeline: pipeline.yaml\ndefaults: {timeout: 2m" + extra +

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/chromium.hpp"
+#include "support/launch_pack.hpp"
 #include "support/test_support.hpp"
 
 namespace migrate::test {
@@ -27,11 +28,7 @@ void commit(const fs::path& repo, bool cupy, const std::string& extra, const std
                                    "\nif __name__ == \"__main__\":\n    print(x)\n");
   writeFile(repo / "requirements.txt",
             std::string("torch==2.7.1\n") + (cupy ? "cupy-cuda12x==13.0.0\n" : ""));
-  const std::string git = "git -C " + quote(repo.string()) + " -c user.name=t -c user.email=t@example.org ";
-  if (!fs::exists(repo / ".git")) {
-    ASSERT_EQ(run(git + "init -q -b main").exit_code, 0);
-  }
-  ASSERT_EQ(run(git + "add -A && " + git + "commit -q -m " + quote(message)).exit_code, 0);
+  commitAll(repo, message);
 }
 
 class FleetReport : public ::testing::Test {
@@ -41,34 +38,8 @@ class FleetReport : public ::testing::Test {
               "version: 1\nsource: {path: .}\nplugin_dir: " + quote(pluginDir().string()) +
                   "\nplugins: {device: {}, deps: {}, phase_matrix: {}}\n"
                   "stages: [analyze, plan, emit, report]\n");
-    writeFile(dir_ / "packs/acme/pack.yaml",
-              "format: 1\nname: acme\nversion: 1.0.0\nprefix: ACME\nmigrate_pipeline: \">=0.4, <1\"\n");
-    writeFile(dir_ / "packs/acme/rules/device.yaml", R"(format: 1
-domain: device
-rules:
-  - id: ACME-001
-    title: acme.gpu.launch runs on CUDA only
-    severity: error
-    message: "{api} launches on CUDA only"
-    npu_alternative: acme.npu.launch
-    match:
-      api: [{name: acme.gpu.launch}]
-    confidence: high
-    difficulty: low
-    effort_days: 0.5
-    tests:
-      invalid:
-        - code: |
-            import acme.gpu
-            acme.gpu.launch(1)
-          lines: [2]
-      valid:
-        - |
-          import acme.npu
-          acme.npu.launch(1)
-)");
-    writeFile(dir_ / "packs/acme/README.md",
-              "# acme\n\n### ACME-001 — acme.gpu.launch runs on CUDA only\n\nUse the NPU.\n");
+    writeLaunchPack(dir_ / "packs/acme",
+                    "    severity: error\n    npu_alternative: acme.npu.launch\n    effort_days: 0.5\n");
   }
   void manifest(const std::string& extra = "") {
     writeFile(dir_ / "fleet.yaml",
