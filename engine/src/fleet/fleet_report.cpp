@@ -16,8 +16,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+/// A severity's rank (info < warning < error); -1 for none.
 int severityRank(const std::string& s) {
-  return s == "error" ? 2 : s == "warning" ? 1 : s == "info" ? 0 : -1;
+  const auto severity = sdk::severityFromString(s);
+  return severity ? static_cast<int>(*severity) : -1;
 }
 
 std::string days(double v) {

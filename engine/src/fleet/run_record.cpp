@@ -79,10 +79,10 @@ void readInsight(const MigrationModel& m, RepoRun& run) {
   for (FindingCount& c : run.counts)
     if (auto it = effort.find(c.rule); it != effort.end())
       c.effort_days = std::round(it->second * 100.0) / 100.0;
-  run.rule_info.clear();
+  run.rule_info.clear();  // the rules of the run's findings (a bottleneck's rule is one of them)
   for (const RuleRecord& r : m.rules)
-    if (effort.count(r.info.id) || std::any_of(run.counts.begin(), run.counts.end(),
-                                               [&](const FindingCount& c) { return c.rule == r.info.id; }))
+    if (std::any_of(run.counts.begin(), run.counts.end(),
+                    [&](const FindingCount& c) { return c.rule == r.info.id; }))
       run.rule_info.push_back({r.info.id, r.info.title, r.info.domain, r.no_npu_counterpart});
   std::map<std::string, BlockingDep> deps;
   for (const sdk::Finding& f : m.findings) {

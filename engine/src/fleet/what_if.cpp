@@ -60,13 +60,11 @@ std::optional<PlanInputs> planInputsOf(const MigrationModel& model, const PlanSp
   const sdk::Assessment& assessment = *model.plan.assessment;
   PlanInputs in;
   in.effort = plan.effort;
+  // The chosen goal's spec, when the assessment judged that goal (else chosen() is the full migration).
   const sdk::GoalSpec* goal = nullptr;
-  for (const sdk::GoalSpec& g : plan.goals)
-    if (g.name == assessment.chosen_goal) goal = &g;
-  bool chosen_found = false;
-  for (const sdk::GoalResult& g : assessment.goals)
-    chosen_found = chosen_found || g.name == assessment.chosen_goal;
-  if (!goal || !chosen_found) goal = nullptr;
+  if (&assessment.chosen() != &assessment.full)
+    for (const sdk::GoalSpec& g : plan.goals)
+      if (g.name == assessment.chosen_goal) goal = &g;
   in.goal = goal ? goal->name : "full";
   in.verdict = assessment.chosen().verdict;
   const std::set<std::string> wanted =
