@@ -143,6 +143,79 @@ TEST(RuleSet, AliasedUsesMatchButAreNotAutoFixed) {
   EXPECT_FALSE(sink.findings[0].autofix());
 }
 
+std::vector<unsigned> linesOf(const std::string& rules_yaml, const std::string& code) {
+  auto rules = loadRules(rules_yaml, "f", "device");
+  EXPECT_TRUE(rules.ok()) << rules.error().message;
+  if (!rules.ok()) return {};
+  RuleSet set(std::move(rules.value()));
+  auto m = parse::parsePython("a.py", code);
+  EXPECT_TRUE(m.ok());
+  Sink sink;
+  set.match(**m, sink);
+  std::vector<unsigned> lines;
+  for (const auto& f : sink.findings) lines.push_back(f.range.line);
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+TEST(RuleSet, AKeywordWithDictKeysAlsoMatchesTheKeysOfDictsAndSubscripts) {
+  const std::string yaml = rule(
+      "      keyword:\n"
+      "        name: [load_in_8bit]\n"
+      "        value: '^(?!(False|None)$)'\n"
+      "        dict_keys: true\n");
+  const std::string code =
+      "kw = {'torch_dtype': 'auto', \"load_in_8bit\": True}\n"    // 1 a display's key
+      "kw['load_in_8bit'] = args.int8\n"                          // 2 a subscript assignment
+      "kw['load_in_8bit'] = False\n"                              // 3 switched off
+      "print(kw['load_in_8bit'])\n"                               // 4 read, not set
+      "x = y['load_in_8bit':]\n"                                  // 5 not a key
+      "f(load_in_8bit=flag)\n"                                    // 6 the keyword itself
+      "g({'load_in_8bit': None, 'other': True})\n"                // 7 None
+      "d = {\n    'load_in_8bit':\n        cfg.bits == 8,\n}\n";  // 9 across lines
+  EXPECT_EQ(linesOf(yaml, code), (std::vector<unsigned>{1, 2, 6, 9}));
+}
+
+TEST(RuleSet, AnArgsConstraintOnAnApiMatchTestsTheCallsArgument) {
+  const std::string yaml = rule(
+      "      api: [torch.device]\n"
+      "      args: {index: 0, regex: '^(\\w+\\.)*(local_rank|rank)$'}\n");
+  const std::string code =
+      "import torch\n"
+      "a = torch.device(rank)\n"             // 2
+      "b = torch.device(args.local_rank)\n"  // 3
+      "c = torch.device('npu', rank)\n"      // 4 the first argument is a string
+      "d = torch.device\n";                  // 5 not a call
+  EXPECT_EQ(linesOf(yaml, code), (std::vector<unsigned>{2, 3}));
+}
+
+TEST(RuleSet, AComparisonKeptIsNotABranchTestAndAPositionRegexNarrows) {
+  const std::string yaml = rule(
+      "      string:\n"
+      "        regex: '^cuda(:\\d+)?$'\n"
+      "        where:\n"
+      "          - compare: kept\n"
+      "          - arg_of: ['*']\n"
+      "            regex: '^cuda:\\d+$'\n");
+  const std::string code =
+      "def f(x, dev):\n"
+      "    if x.device.type == 'cuda':\n"  // 2 picks between branches
+      "        pass\n"
+      "    else:\n"
+      "        pass\n"
+      "    if dev == 'cuda':\n"  // 6 a lone guard
+      "        pass\n"
+      "    use = dev == 'cuda'\n"  // 8 kept
+      "    if dev != 'cuda':\n"    // 9 a check: its chain raises
+      "        raise ValueError(dev)\n"
+      "    elif x:\n"
+      "        pass\n"
+      "    Dev('cuda:0')\n"      // 13 any call, with an index
+      "    Dev('cuda')\n"        // 14 no index: not narrowed in
+      "    x.move('cuda:1')\n";  // 15 a method on a value: method_arg_of's
+  EXPECT_EQ(linesOf(yaml, code), (std::vector<unsigned>{6, 8, 9, 13}));
+}
+
 }  // namespace
 }  // namespace migrate::rules
 

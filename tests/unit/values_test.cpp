@@ -174,6 +174,8 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.version.hip or torch.cuda.is_available()"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Cuda);
   EXPECT_EQ(classifyCondition("cfg.device.startswith('cuda')"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("'cuda' in device"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("x.device.type != 'cuda'"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("torch.cuda.is_available() and amp"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("not x.is_cuda"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("SYSTEM == 'rocm'"), PlatformTest::OffNpu);
@@ -181,7 +183,11 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.backends.mps.is_available()"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("device.type == 'xpu'"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("not torch.backends.mps.is_available()"), PlatformTest::Neither);
-  EXPECT_EQ(classifyCondition("is_torch_cuda_available()"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("is_torch_cuda_available()"), PlatformTest::OffNpu)
+      << "a helper named for the CUDA test stays False on an NPU: the kit renames only torch.cuda's";
+  EXPECT_EQ(classifyCondition("utils.is_cuda_available()"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("not is_torch_cuda_available()"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("is_torch_cuda_available() and fast"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("is_npu_available"), PlatformTest::NpuOnly) << "a flag named for the test";
   EXPECT_EQ(classifyCondition("not is_npu_available"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("npu_config"), PlatformTest::Neither);
@@ -229,6 +235,20 @@ TEST(PlatformBranches, ACudaBranchIsOffTheNpuOnlyWhenItsChainHasAnNpuBranch) {
   EXPECT_FALSE(off("torch.npu.current_device"));
   EXPECT_FALSE(off("torch.cuda.set_device")) << "no NPU branch beside it: the NPU may take it";
   EXPECT_TRUE(off("torch.cuda.device_count")) << "an XLA branch";
+}
+
+TEST(PlatformBranches, AMembershipTestOnCudaBesideAnNpuBranchIsOffTheNpu) {
+  const std::string code =
+      "import torch\n"
+      "def device_sync(device):\n"
+      "    if 'cuda' in device:\n"
+      "        torch.cuda.synchronize(device)\n"
+      "    elif 'npu' in device:\n"
+      "        torch.npu.synchronize(device)\n";
+  auto m = parse(code);
+  auto off = [&](const std::string& text) { return offNpu(*m, code, text); };
+  EXPECT_TRUE(off("torch.cuda.synchronize"));
+  EXPECT_FALSE(off("torch.npu.synchronize"));
 }
 
 TEST(PlatformBranches, TheRestOfABlockAfterAnEarlyReturnOnTheNpuIsOffIt) {

@@ -180,6 +180,12 @@ class FactExtractor {
 
   /// Records a string literal; true when it stands in a message position.
   bool onString(TSNode n);
+  /// Whether the comparison at parentAt(up) is (part of) the condition of an if/elif clause.
+  bool branchCondition(std::size_t up) const;
+  /// Whether a branch of the if/elif/else chain raises (as one of its body's statements).
+  bool chainRaises(TSNode if_statement) const;
+  /// Whether the if statement has an elif or else branch.
+  bool chainBranches(TSNode if_statement) const;
 
   /// Whether `p` (the string's parent, `up` levels above) is `<string>.format` called right away.
   bool isFormatCall(TSNode p, std::size_t up) const;

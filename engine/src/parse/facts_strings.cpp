@@ -32,6 +32,47 @@ std::string FactExtractor::stringValue(TSNode n, bool& fstring) const {
   return out;
 }
 
+bool FactExtractor::chainRaises(TSNode if_statement) const {
+  bool raises = false;
+  auto check = [&](TSNode block) {
+    if (ts_node_is_null(block)) return;
+    forEachNamedChild(block, [&](TSNode st) { raises = raises || is(st, sym_.raise_statement); });
+  };
+  check(child(if_statement, f_consequence_));
+  forEachNamedChild(if_statement, [&](TSNode c) {
+    if (is(c, sym_.elif_clause)) check(child(c, f_consequence_));
+    if (is(c, sym_.else_clause)) check(child(c, f_body_));
+  });
+  return raises;
+}
+
+bool FactExtractor::chainBranches(TSNode if_statement) const {
+  bool branches = false;
+  forEachNamedChild(if_statement, [&](TSNode c) {
+    branches = branches || is(c, sym_.elif_clause) || is(c, sym_.else_clause);
+  });
+  return branches;
+}
+
+bool FactExtractor::branchCondition(std::size_t up) const {
+  // From the comparison (parentAt(up)) through `and`/`or`/`not` and parentheses to the clause.
+  TSNode cur = parentAt(up);
+  TSNode p = parentAt(++up);
+  while (!ts_node_is_null(p) &&
+         (is(p, sym_.boolean_operator) || is(p, sym_.not_operator) || is(p, sym_.parenthesized_expression))) {
+    cur = p;
+    p = parentAt(++up);
+  }
+  if (ts_node_is_null(p) || !(is(p, sym_.if_statement) || is(p, sym_.elif_clause)) ||
+      !ts_node_eq(child(p, f_condition_), cur))
+    return false;
+  // A branch test picks between branches: a chain without elif/else only guards code (the kit
+  // renames it, so the NPU runs that code), and a chain with a branch that raises checks the
+  // value (`if dev != "cuda": raise …`), an assertion.
+  const TSNode chain = is(p, sym_.elif_clause) ? ts_node_parent(p) : p;
+  return chainBranches(chain) && !chainRaises(chain);
+}
+
 bool FactExtractor::onString(TSNode n) {
   sdk::StringFact s;
   s.value = stringValue(n, s.fstring);
@@ -80,6 +121,7 @@ bool FactExtractor::onString(TSNode n) {
     }
   } else if (pt == sym_.comparison_operator) {
     s.context = StringContext::Compare;
+    s.branch_test = branchCondition(up);
   } else if (pt == sym_.assignment) {
     if (!ts_node_eq(child(p, f_left_), cur)) {
       s.context = StringContext::Assignment;

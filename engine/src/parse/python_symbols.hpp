@@ -20,6 +20,7 @@ struct Symbols {
     binary_operator = named(l, "binary_operator");
     block = named(l, "block");
     boolean_operator = named(l, "boolean_operator");
+    not_operator = named(l, "not_operator");
     call = named(l, "call");
     class_definition = named(l, "class_definition");
     comment = named(l, "comment");
@@ -92,6 +93,7 @@ struct Symbols {
   TSSymbol binary_operator = 0;
   TSSymbol block = 0;
   TSSymbol boolean_operator = 0;
+  TSSymbol not_operator = 0;
   TSSymbol call = 0;
   TSSymbol class_definition = 0;
   TSSymbol comment = 0;

@@ -32,6 +32,8 @@ struct StringPosition {
   std::vector<std::string> names;    ///< keywords, callees, methods or subscripted chains
   std::vector<std::string> callees;  ///< Keyword: optional restriction of the call
   std::optional<Pattern> target;     ///< AssignTo
+  bool kept_only = false;            ///< Compare: not a comparison that only picks a branch
+  std::optional<Pattern> value;      ///< narrows the rule's regex at this position
 };
 
 struct Snippet {
@@ -80,9 +82,10 @@ struct Rule {
   std::vector<std::string> result_attributes;
   // import / method / attribute / keyword: the names looked up
   std::vector<std::string> names;
-  std::optional<ArgConstraint> args;     // method
+  std::optional<ArgConstraint> args;     // method, api (then only calls match)
   std::optional<Pattern> keyword_value;  // keyword
   std::vector<std::string> keyword_callees;
+  bool dict_keys = false;  // keyword: also a dict key or subscript key set to a value
   // string
   std::optional<Pattern> string_regex;
   std::optional<bool> fstring;

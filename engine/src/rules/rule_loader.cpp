@@ -36,10 +36,24 @@ sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
   return sdk::ValueKind::Other;
 }
 
+/// `args`: a constraint on one argument of the matched call.
+ArgConstraint readArgs(const Reader& r, const YAML::Node& a) {
+  r.checkKeys(a, {"index", "keyword", "kind", "regex"}, "args");
+  ArgConstraint c;
+  if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
+  if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
+  if ((c.index >= 0) == !c.keyword.empty()) r.fail(a, "args names exactly one of index or keyword");
+  if (a["kind"]) c.kind = valueKind(r, a["kind"]);
+  if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
+  return c;
+}
+
 void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
-  r.checkKeys(
-      m, {"api", "api_except", "calls_only", "role", "result_use", "result_attributes", "own_repository"},
-      "an api match");
+  r.checkKeys(m,
+              {"api", "api_except", "calls_only", "role", "result_use", "result_attributes", "own_repository",
+               "args"},
+              "an api match");
+  if (const YAML::Node a = m["args"]) rule.args = readArgs(r, a);  // only calls can match
   const YAML::Node list = m["api"];
   if (!list.IsSequence() || list.size() == 0)
     r.fail(list, "match.api must be a non-empty list of qualified names");
@@ -95,10 +109,12 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
 }
 
 StringPosition readPosition(const Reader& r, const YAML::Node& n) {
-  r.checkKeys(
-      n, {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to", "subscript_of", "returned"},
-      "a string position");
+  r.checkKeys(n,
+              {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to", "subscript_of",
+               "returned", "regex"},
+              "a string position");
   StringPosition p;
+  if (n["regex"]) p.value = pattern(r, n["regex"], "regex");
   int kinds = 0;
   if (n["keyword"]) {
     p.kind = StringPosition::Kind::Keyword;
@@ -117,7 +133,13 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
     ++kinds;
   }
   if (n["compare"]) {
-    if (!r.boolean(n["compare"], "compare")) r.fail(n["compare"], "compare: false means nothing; remove it");
+    // `compare: kept`: only a comparison whose result is kept, asserted or returned, not one
+    // that only picks a branch (`if dev == "cuda":`).
+    const YAML::Node c = n["compare"];
+    if (c.IsScalar() && c.Scalar() == "kept")
+      p.kept_only = true;
+    else if (!r.boolean(c, "compare"))
+      r.fail(c, "compare: false means nothing; remove it");
     p.kind = StringPosition::Kind::Compare;
     ++kinds;
   }
@@ -167,16 +189,7 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
     r.checkKeys(m, {"method", "args"}, "a method match");
     rule.kind = Rule::Kind::Method;
     rule.names = r.stringList(m["method"], "method");
-    if (const YAML::Node a = m["args"]) {
-      r.checkKeys(a, {"index", "keyword", "kind", "regex"}, "args");
-      ArgConstraint c;
-      if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
-      if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
-      if ((c.index >= 0) == !c.keyword.empty()) r.fail(a, "args names exactly one of index or keyword");
-      if (a["kind"]) c.kind = valueKind(r, a["kind"]);
-      if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
-      rule.args = std::move(c);
-    }
+    if (const YAML::Node a = m["args"]) rule.args = readArgs(r, a);
   } else if (m["attribute"]) {
     r.checkKeys(m, {"attribute"}, "an attribute match");
     rule.kind = Rule::Kind::Attribute;
@@ -185,11 +198,12 @@ void readMatch(const Reader& r, const YAML::Node& m, Rule& rule) {
     r.checkKeys(m, {"keyword"}, "a keyword match");
     rule.kind = Rule::Kind::Keyword;
     const YAML::Node k = m["keyword"];
-    r.checkKeys(k, {"name", "value", "callee"}, "match.keyword");
+    r.checkKeys(k, {"name", "value", "callee", "dict_keys"}, "match.keyword");
     r.requireKeys(k, {"name"}, "match.keyword");
     rule.names = r.stringList(k["name"], "keyword.name");
     if (k["value"]) rule.keyword_value = pattern(r, k["value"], "keyword.value");
     if (k["callee"]) rule.keyword_callees = r.stringList(k["callee"], "keyword.callee");
+    if (k["dict_keys"]) rule.dict_keys = r.boolean(k["dict_keys"], "keyword.dict_keys");
   } else if (m["custom"]) {
     r.checkKeys(m, {"custom"}, "a custom match");
     rule.kind = Rule::Kind::Custom;

@@ -8,6 +8,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "rules/dict_keywords.hpp"
 #include "values/string_flow.hpp"
 
 namespace migrate::rules {
@@ -127,6 +128,8 @@ RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
         break;
       case Rule::Kind::Keyword:
         for (const auto& n : r.names) keywords_[n].push_back(&r);
+        if (r.dict_keys)
+          for (const auto& n : r.names) dict_keywords_[n].push_back(&r);
         break;
       case Rule::Kind::String:
         strings_.push_back(&r);
@@ -146,6 +149,23 @@ void RuleSet::match(const sdk::Module& module, sdk::FindingSink& sink) const {
   if (!methods_.empty() || !keywords_.empty()) matchCalls(module, sink);
   if (!attributes_.empty()) matchAttributes(module, sink);
   if (!strings_.empty()) matchStrings(module, sink);
+  if (!dict_keywords_.empty()) matchDictKeywords(module, sink);
+}
+
+void RuleSet::matchDictKeywords(const sdk::Module& module, sdk::FindingSink& sink) const {
+  for (const sdk::StringFact& str : module.strings()) {
+    if (str.fstring) continue;
+    auto it = dict_keywords_.find(str.value);
+    if (it == dict_keywords_.end()) continue;
+    const auto value = dictKeywordValue(module.source(), str);
+    if (!value) continue;
+    for (const Rule* rule : it->second) {
+      if (rule->keyword_value && !rule->keyword_value->search(*value)) continue;
+      Subject s{
+          std::string(module.text(str.range)) + ": " + std::string(*value), {}, std::string(*value), nullptr};
+      sink.report(makeFinding(*rule, module, str.range, s));
+    }
+  }
 }
 
 void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink) const {
@@ -175,6 +195,7 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
       const Rule& rule = *hit.rule;
       if (own && !rule.own_repository) continue;
       if (rule.calls_only && !call) continue;
+      if (rule.args && (!call || !argMatches(*rule.args, *call))) continue;
       if (std::any_of(rule.api_except.begin(), rule.api_except.end(), [&](const std::string& e) {
             return ref.resolved == e || ref.resolved.compare(0, e.size() + 1, e + ".") == 0;
           }))
@@ -312,7 +333,7 @@ void RuleSet::matchAttributes(const sdk::Module& module, sdk::FindingSink& sink)
 
 namespace {
 
-bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
+bool placeMatches(const StringPosition& p, const sdk::StringFact& s) {
   using K = StringPosition::Kind;
   using C = sdk::StringContext;
   switch (p.kind) {
@@ -320,12 +341,13 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
       return s.context == C::KeywordArg && contains(p.names, s.name) &&
              (p.callees.empty() || contains(p.callees, s.callee) ||
               (s.method_on_value && contains(p.callees, s.method)));
-    case K::ArgOf:
-      return s.context == C::PositionalArg && contains(p.names, s.callee);
+    case K::ArgOf:  // "*": any call of a function or class (a method on a value is method_arg_of's)
+      return s.context == C::PositionalArg &&
+             (contains(p.names, s.callee) || (contains(p.names, "*") && !s.method_on_value));
     case K::MethodArgOf:
       return s.context == C::PositionalArg && s.method_on_value && contains(p.names, s.method);
     case K::Compare:
-      return s.context == C::Compare;
+      return s.context == C::Compare && !(p.kept_only && s.branch_test);
     case K::AssignTo:
       return s.context == C::Assignment && p.target && p.target->search(s.name);
     case K::SubscriptOf:
@@ -334,6 +356,10 @@ bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
       return s.context == C::Return;
   }
   return false;
+}
+
+bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
+  return placeMatches(p, s) && (!p.value || p.value->search(s.value));
 }
 
 /// Where a string literal stands among alternatives: the other entries of its list/dict/tuple

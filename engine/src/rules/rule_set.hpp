@@ -38,6 +38,7 @@ class RuleSet {
   void matchCalls(const sdk::Module& module, sdk::FindingSink& sink) const;
   void matchAttributes(const sdk::Module& module, sdk::FindingSink& sink) const;
   void matchStrings(const sdk::Module& module, sdk::FindingSink& sink) const;
+  void matchDictKeywords(const sdk::Module& module, sdk::FindingSink& sink) const;
 
   std::vector<Rule> rules_;
   ApiMap api_exact_;
@@ -46,6 +47,7 @@ class RuleSet {
   NameMap methods_;
   NameMap attributes_;
   NameMap keywords_;
+  NameMap dict_keywords_;  ///< keyword rules with dict_keys, by keyword
   std::vector<const Rule*> strings_;
   PatternSet string_patterns_;          ///< strings_' regexes, in their order: which may match a literal
   bool own_repository_api_ = false;     ///< some api rule matches the project's own names

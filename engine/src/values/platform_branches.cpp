@@ -85,7 +85,7 @@ bool testsOtherPlatform(std::string_view t) {
 /// `dev.startswith("npu")`, a flag named for the test: `is_npu_available`).
 bool testsNpu(std::string_view t) {
   static const RE2 kNpu(
-      R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*==|)"
+      R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*(==|in\b)|)"
       R"(^[\w.]+\.startswith\s*\(\s*["']npu|^(\w+\.)*is_(torch_)?npu\w*$)");
   return RE2::PartialMatch(t, kNpu);
 }
@@ -109,10 +109,15 @@ PlatformTest classifyCondition(std::string_view condition) {
     npu = npu || testsNpu(t);
   }
   if (npu) return PlatformTest::NpuOnly;
+  // A helper named for the CUDA test (`is_torch_cuda_available()`, `is_cuda_available()`): the
+  // kit renames torch.cuda.is_available, not these, so on an NPU they stay False and the branch
+  // is never taken.
+  static const RE2 kCudaHelper(R"(^(\w+\.)*is_\w*cuda\w*_available\s*\(\s*\)$)");
+  if (terms.size() == 1 && RE2::FullMatch(terms.front(), kCudaHelper)) return PlatformTest::OffNpu;
   // A lone CUDA test (`torch.cuda.is_available()`, `dev.startswith("cuda")`, `x.is_cuda`): off the
   // NPU only in a chain that has an NPU branch too (onIf decides).
-  static const RE2 kCuda(R"(^(\w+\.)*is_available\s*\(\s*\)$|^(\w+\.)*is_\w*cuda\w*_available\s*\(\s*\)$|)"
-                         R"(\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|["']cuda["']\s*==|\.is_cuda$)");
+  static const RE2 kCuda(R"(^(\w+\.)*is_available\s*\(\s*\)$|\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|)"
+                         R"(["']cuda["']\s*(==|in\b)|\.is_cuda$)");
   if (terms.size() == 1 && terms.front().find("cuda") != std::string_view::npos &&
       testsPositively(terms.front(), kCuda))
     return PlatformTest::Cuda;

@@ -1,7 +1,8 @@
 #pragma once
 /// Which branches of a module the NPU never takes: the third room of the values layer
 /// (docs/architecture.md, "Analysis layers"). Code under `if torch.version.hip:`,
-/// `if is_xla_installed():` (or MPS, XPU, HPU) or `if ... and not is_npu_available():`, the
+/// `if is_xla_installed():` (or MPS, XPU, HPU), `if is_torch_cuda_available():` (a helper named
+/// for the CUDA test, which the kit does not rename) or `if ... and not is_npu_available():`, the
 /// other branches of `if is_npu_available():`, the rest of a block after an early
 /// `if is_npu_available(): … return`, and a CUDA branch of a chain that has an NPU branch runs on
 /// another platform; a CUDA name there is no CUDA binding of the NPU path.

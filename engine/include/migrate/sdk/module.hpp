@@ -101,6 +101,10 @@ struct StringFact {
   std::string method;            ///< method name when the string is an argument of `<expr>.method(...)`
   bool method_on_value = false;  ///< that method's receiver is not a module
   int arg_index = -1;
+  /// Compare: the comparison only picks between branches, as (part of) the condition of an
+  /// `if`/`elif` whose chain has another branch (elif or else) and no branch that raises
+  /// (`if x.device.type == "cuda": … else: …`); its result is not kept, asserted or returned.
+  bool branch_test = false;
   SourceRange range;  ///< including quotes and prefix
 };
 
