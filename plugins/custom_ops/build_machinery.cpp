@@ -467,6 +467,23 @@ void PythonFile::extensionCalls() {
       report(std::move(f));
       continue;
     }
+    // torch.library.register_autograd("NS::op", …) (register_fake, impl, …) for an op of NS: the
+    // registration wraps the extension's CUDA kernel.
+    if (startsWith(c.callee_resolved, "torch.library.") && !c.args.empty() && c.args.front().index == 0 &&
+        c.args.front().kind == sdk::ValueKind::String) {
+      const std::string& qualified = c.args.front().text;
+      const std::size_t sep = qualified.find("::");
+      if (sep != std::string::npos && op_namespaces_.count(qualified.substr(0, sep))) {
+        const std::string op_ns = qualified.substr(0, sep);
+        auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
+                             {{"value", op_ns}});
+        if (f)
+          f->details = {
+              {"module", op_ns}, {"function", qualified.substr(sep + 2)}, {"registered_as", qualified}};
+        report(std::move(f));
+        continue;
+      }
+    }
     // A function imported from the extension by name (`conv1d_forward(x, w)`).
     if (auto fn = extension_functions_.find(w); fn != extension_functions_.end()) {
       auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,

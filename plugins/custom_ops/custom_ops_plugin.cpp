@@ -56,7 +56,7 @@ class CustomOpsPlugin final : public Plugin {
     custom_ops::analyzePython(module, rules_, options_, sink);
   }
 
-  // Six independent scans, each cached on its own: a changed Python file reruns only the glue,
+  // Seven independent scans, each cached on its own: a changed Python file reruns only the glue,
   // a changed .cu file only the native scan.
   std::vector<RepositoryPass> repositoryPasses() const override {
     return {
@@ -75,6 +75,10 @@ class CustomOpsPlugin final : public Plugin {
         {"extension-glue",
          [this](const WorkspaceView& w, FindingSink& s) {
            custom_ops::analyzeExtensionGlue(w, rules_, options_, s);
+         }},
+        {"registered-ops",
+         [this](const WorkspaceView& w, FindingSink& s) {
+           custom_ops::analyzeRegisteredOps(w, rules_, options_, s);
          }},
     };
   }

@@ -22,6 +22,11 @@ void analyzeCMake(const sdk::WorkspaceView& workspace, const Rules& rules, const
 void analyzeMakefiles(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                       sdk::FindingSink& sink);
 
+/// Calls `torch.ops.ns.op(…)` in Python files into ops that a native source of the repository
+/// implements for CUDA (`TORCH_LIBRARY_IMPL(ns, CUDA, m) { m.impl("op", …); }`): OPS-038.
+void analyzeRegisteredOps(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
+                          sdk::FindingSink& sink);
+
 /// Replaces comments and the contents of string/char literals of C, C++ or CUDA text by spaces
 /// (newlines kept), so byte offsets stay valid for text searches.
 std::string maskCommentsAndStrings(std::string_view text);

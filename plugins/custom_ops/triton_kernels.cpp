@@ -20,6 +20,7 @@ constexpr const char* kTritonLaunch = "OPS-023";
 constexpr const char* kTritonTma = "OPS-024";
 constexpr const char* kTritonDriver = "OPS-025";
 constexpr const char* kTritonCudaOnly = "OPS-026";
+constexpr const char* kTritonHelper = "OPS-042";
 
 /// The right-hand side of the last line of `text` that assigns `name` (the regex
 /// `(^|\n)[ \t]*NAME[ \t]*=[ \t]*([^\n]+)`, whose group it returns, as a loop: a name or line of
@@ -272,10 +273,17 @@ void PythonFile::tritonKernels() {
     const DefinitionFact& d = *def;
     KernelFacts k = kernelFacts(d);
     // A @triton.jit helper that touches no memory (no load/store/atomic/descriptor, no
-    // program_id) is inlined into kernels and needs no adaptation of its own.
+    // program_id) is inlined into kernels: no block or grid of its own to adapt, but it is
+    // compiled by triton-ascend with them (OPS-042).
     if (k.loads == 0 && k.stores == 0 && k.atomics == 0 && k.program_id_axes == 0 &&
-        !k.features.count("tma") && !k.features.count("block_ptr"))
+        !k.features.count("tma") && !k.features.count("block_ptr")) {
+      auto h =
+          rules_.make(kTritonHelper, std::string(m_.path()), kernelSite(d), d.name, {}, {{"kernel", d.name}});
+      if (!h) continue;
+      h->details = {{"kernel", d.name}, {"qualified_name", d.qualified_name}, {"language", "triton"}};
+      report(std::move(h));
       continue;
+    }
     std::vector<std::string> sites;
     std::vector<std::string> grids;
     for (const auto& l : all_launches)

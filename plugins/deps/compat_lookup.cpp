@@ -61,4 +61,26 @@ Lookup lookupPackage(std::string_view name) {
   return out;
 }
 
+Lookup lookupRequirement(std::string_view name, std::string_view extras) {
+  std::size_t b = 0;
+  while (b < extras.size()) {
+    std::size_t e = extras.find(',', b);
+    if (e == std::string_view::npos) e = extras.size();
+    const std::string_view extra = extras.substr(b, e - b);
+    if (!extra.empty()) {
+      const std::string key = normalizeName(name) + "[" + normalizeName(extra) + "]";
+      const auto table = packageTable();
+      auto it = std::lower_bound(table.begin(), table.end(), key,
+                                 [](const PackageEntry& p, const std::string& k) { return p.name < k; });
+      if (it != table.end() && it->name == key) {
+        Lookup out;
+        out.package = &*it;
+        return out;
+      }
+    }
+    b = e + 1;
+  }
+  return lookupPackage(name);
+}
+
 }  // namespace deps

@@ -76,4 +76,8 @@ struct Lookup {
 /// Looks a (not necessarily normalised) distribution name up.
 Lookup lookupPackage(std::string_view name);
 
+/// Looks a requirement up with its extras ("srt,openai"): an entry for `name[extra]` (a profile
+/// that pulls CUDA-only packages, `sglang[srt]`) wins over the one for the name alone.
+Lookup lookupRequirement(std::string_view name, std::string_view extras);
+
 }  // namespace deps

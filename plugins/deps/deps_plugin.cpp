@@ -30,6 +30,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/dependencies.yaml",       // DEP-001..008
     "rules/build_environment.yaml",  // DEP-009..011, DEP-024, DEP-025
     "rules/imports.yaml",            // DEP-012..023, DEP-026
+    "rules/switches.yaml",           // DEP-027, DEP-028
 };
 
 /// The rules this plugin's code reports.
@@ -317,7 +318,7 @@ class DepsPlugin final : public Plugin {
   }
 
   void reportDependency(const DependencyUse& d, FindingSink& sink) const {
-    const deps::Lookup look = deps::lookupPackage(d.req.name);
+    const deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
     const std::string package =
         look.package ? std::string(look.package->canonical) : deps::normalizeName(d.req.name);
     // A CUDA build named in the version, URL, build string or extras.

@@ -98,7 +98,7 @@ bool isLocalLocation(const std::string& url) {
 }
 
 void replaceOrRemove(const Finding& f, SectionLines& out, Written& written) {
-  const Lookup look = lookupPackage(detail(f, "name"));
+  const Lookup look = lookupRequirement(detail(f, "name"), detail(f, "extras"));
   const std::string requirement = look.package ? std::string(look.package->npu_requirement) : std::string();
   const std::string kit = look.package ? std::string(look.package->kit_note) : std::string();
   const std::string package = detail(f, "package");

@@ -22,6 +22,15 @@ bool isTrainerOrFabric(std::string_view resolved) {
   return last == "Trainer" || last == "Fabric";
 }
 
+/// `Trainer.from_argparse_args(args, …)` (Lightning 1.x): the command line's namespace decides,
+/// and its `accelerator` defaults to None, Lightning's automatic choice.
+bool isFromArgparse(std::string_view resolved) {
+  static constexpr std::string_view kSuffix = ".from_argparse_args";
+  if (resolved.size() <= kSuffix.size() || resolved.substr(resolved.size() - kSuffix.size()) != kSuffix)
+    return false;
+  return isTrainerOrFabric(resolved.substr(0, resolved.size() - kSuffix.size()));
+}
+
 bool isAuto(const ArgumentFact& a) {
   return a.kind == ValueKind::String && !a.fstring && a.text == "auto";
 }
@@ -30,18 +39,26 @@ bool isAuto(const ArgumentFact& a) {
 
 void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, FindingSink& sink) {
   for (const CallFact& call : module.calls()) {
-    if (!isTrainerOrFabric(call.callee_resolved) || module.isProjectModule(call.callee_resolved)) continue;
+    const bool from_argparse = isFromArgparse(call.callee_resolved);
+    if (!(from_argparse || isTrainerOrFabric(call.callee_resolved)) ||
+        module.isProjectModule(call.callee_resolved))
+      continue;
     bool chosen = false;  // an accelerator given some other way than "auto"
     bool automatic = false;
     for (const ArgumentFact& a : call.args) {
-      if (a.index >= 0) chosen = true;  // positional: old signatures take the accelerator first
+      // Positional: old signatures take the accelerator first (from_argparse_args: the namespace).
+      if (a.index >= 0 && !from_argparse) chosen = true;
       if (a.keyword != "accelerator") continue;
       (isAuto(a) ? automatic : chosen) = true;
     }
-    // `Trainer(**config)` may carry the accelerator: the argument facts leave splats out, the text has them.
-    if (chosen || module.text(call.range).find("**") != std::string_view::npos) continue;
+    // `Trainer(**config)` may carry the accelerator: the argument facts leave splats out, the text
+    // has them. from_argparse_args's keywords only add to the namespace's choice.
+    if (chosen || (!from_argparse && module.text(call.range).find("**") != std::string_view::npos)) continue;
+    const char* how = from_argparse ? "from the command line (its default is automatic)"
+                      : automatic   ? "\"auto\""
+                                    : "not given";
     auto finding = findingFrom(rule, std::string(module.path()), call.name_range, call.callee_written,
-                               call.callee_resolved, {{"value", automatic ? "\"auto\"" : "not given"}});
+                               call.callee_resolved, {{"value", how}});
     sink.report(std::move(finding));
   }
 }

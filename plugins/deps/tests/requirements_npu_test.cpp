@@ -385,6 +385,29 @@ TEST_F(RequirementsNpuTest, SetupPyPyprojectSetupCfgAndCondaEnvironments) {
   EXPECT_NE(e.comments.find("removed conda channel nvidia"), std::string::npos) << e.text;
 }
 
+TEST_F(RequirementsNpuTest, AProfileThatPullsCudaKernelsIsReplacedAndThePackageAloneIsNot) {
+  // sglang[srt] / sglang[all] install sgl-kernel and flashinfer (CUDA); sglang alone is the
+  // frontend. The extras decide the verdict (`name[extra]` entries of the table).
+  const Emitted e = emit(repo({
+      {"requirements.txt", "sglang[openai,srt]==0.5.6\nsglang>=0.4\n"},
+      {"pyproject.toml",
+       "[project]\nname = \"demo\"\nversion = \"0.1\"\ndependencies = []\n\n"
+       "[project.optional-dependencies]\nserve = [\"sglang[all]; platform_system == 'Linux'\"]\n"},
+  }));
+  ASSERT_TRUE(e.written);
+  const auto srt = e.declarations("sglang[srt]");
+  ASSERT_EQ(srt.size(), 2u) << "sglang[all] is an alias of the same entry";
+  for (const sdk::Finding* f : srt) {
+    EXPECT_EQ(detail(*f, "verdict"), "needs replacement");
+    EXPECT_NE(detail(*f, "replacement").find("srt_npu"), std::string::npos);
+  }
+  EXPECT_NE(e.comments.find("removed sglang[openai,srt]==0.5.6"), std::string::npos) << e.text;
+  EXPECT_TRUE(e.declarations("sglang").empty() ||
+              detail(*e.declarations("sglang").front(), "verdict") != "needs replacement");
+  ASSERT_NE(e.requirement("sglang"), nullptr) << "the frontend alone stays:\n" << e.text;
+  EXPECT_EQ(e.requirement("sglang")->specifier, ">=0.4");
+}
+
 TEST_F(RequirementsNpuTest, DeclaredTorchNpuIsNotAddedTwiceAndMissingTorchIsExplained) {
   const Emitted declared = emit(repo({{"requirements.txt", "torch==2.1.0\ntorch-npu==2.1.0.post17\n"}}));
   ASSERT_TRUE(declared.written);
