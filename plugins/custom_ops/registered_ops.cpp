@@ -8,9 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 #include <string>
-#include <vector>
 
 #include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"

@@ -41,16 +41,22 @@ std::string_view Lookup::note() const {
   return {};
 }
 
-Lookup lookupPackage(std::string_view name) {
-  const std::string key = normalizeName(name);
-  Lookup out;
+namespace {
+
+/// The entry named exactly `key` (normalised), or nullptr.
+const PackageEntry* exactEntry(const std::string& key) {
   const auto table = packageTable();
   auto it = std::lower_bound(table.begin(), table.end(), key,
                              [](const PackageEntry& e, const std::string& k) { return e.name < k; });
-  if (it != table.end() && it->name == key) {
-    out.package = &*it;
-    return out;
-  }
+  return it != table.end() && it->name == key ? &*it : nullptr;
+}
+
+}  // namespace
+
+Lookup lookupPackage(std::string_view name) {
+  const std::string key = normalizeName(name);
+  Lookup out;
+  if ((out.package = exactEntry(key))) return out;
   for (const PatternEntry& p : patternTable()) {
     const std::string glob(p.glob);
     if (fnmatch(glob.c_str(), key.c_str(), 0) == 0) {
@@ -67,17 +73,9 @@ Lookup lookupRequirement(std::string_view name, std::string_view extras) {
     std::size_t e = extras.find(',', b);
     if (e == std::string_view::npos) e = extras.size();
     const std::string_view extra = extras.substr(b, e - b);
-    if (!extra.empty()) {
-      const std::string key = normalizeName(name) + "[" + normalizeName(extra) + "]";
-      const auto table = packageTable();
-      auto it = std::lower_bound(table.begin(), table.end(), key,
-                                 [](const PackageEntry& p, const std::string& k) { return p.name < k; });
-      if (it != table.end() && it->name == key) {
-        Lookup out;
-        out.package = &*it;
-        return out;
-      }
-    }
+    Lookup out;
+    if (!extra.empty() && (out.package = exactEntry(normalizeName(name) + "[" + normalizeName(extra) + "]")))
+      return out;
     b = e + 1;
   }
   return lookupPackage(name);
