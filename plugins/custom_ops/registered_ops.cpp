@@ -68,6 +68,7 @@ void reportCalls(const std::string& path, const std::string& text,
                  sdk::FindingSink& sink) {
   static const RE2 kUse(R"(\btorch\s*\.\s*ops\s*\.\s*(\w+)\s*\.\s*(\w+))", bytePattern());
   const sdk::LineIndex index(text);
+  std::map<std::string, bool> builds_itself;
   std::size_t offset = 0;
   while (offset < text.size()) {
     std::size_t end = text.find('\n', offset);
@@ -81,7 +82,11 @@ void reportCalls(const std::string& path, const std::string& text,
       const auto space = ops.find(ns);
       if (space == ops.end()) continue;
       const auto registered = space->second.find(op);
-      if (registered == space->second.end() || buildsItself(text, ns)) continue;
+      if (registered == space->second.end()) continue;
+      // Whether the file builds the namespace itself: asked once per namespace, not per use.
+      const auto own = builds_itself.try_emplace(ns, false);
+      if (own.second) own.first->second = buildsItself(text, ns);
+      if (own.first->second) continue;
       // Inside a string literal: an odd number of quotes before it on the line.
       const std::string_view head(before, static_cast<std::size_t>(rest.data() - before));
       if ((std::count(head.begin(), head.end(), '"') + std::count(head.begin(), head.end(), '\'')) % 2)
