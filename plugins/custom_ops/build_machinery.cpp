@@ -114,8 +114,14 @@ bool codeString(const sdk::StringFact& s) {
   return s.context != sdk::StringContext::Docstring && s.context != sdk::StringContext::Message;
 }
 
+/// An nvcc-only flag, or a link flag naming a CUDA library (`-lcudart`, `-lcublas`, `-lnccl`): both
+/// only mean something to a CUDA build.
 bool isNvccFlag(const std::string& v) {
   if (v.empty() || (v[0] != '-' && !startsWith(v, "arch="))) return false;  // most strings: no regex
+  static const RE2 kCudaLib(
+      R"(^-l(?:cudart|cuda|cublas|cublasLt|curand|cusparse|cusolver|cufft|cudnn|nccl|nvrtc|nvToolsExt|nvjpeg|cupti)(?:_static)?$)",
+      bytePattern());
+  if (startsWith(v, "-l") && RE2::FullMatch(v, kCudaLib)) return true;
   static const RE2 kFlag(
       R"(^(?:-gencode|--generate-code|-arch=(?:sm|compute)_|--gpu-architecture|arch=compute_|--expt-relaxed-constexpr|--expt-extended-lambda|--extended-lambda|-U__CUDA_NO_|-D__CUDA_NO_|--use_fast_math|-use_fast_math|-Xptxas|--ptxas-options|-lineinfo$|-maxrregcount|-Xcompiler|-rdc=|--relocatable-device-code|-ccbin|--compiler-bindir))",
       bytePattern());
@@ -199,13 +205,16 @@ std::size_t skipBlank(std::string_view src, std::size_t i) {
   return i;
 }
 
-/// The value of a dict entry from `i` to the `,` or closing bracket that ends it: the lists written
-/// at its top level, and the names it reads (`nvcc_args if use_cuda else rocm_args`,
-/// `nvcc_args + [...]`). ROCm/HIP lists are not nvcc's.
-void entryValue(std::string_view src, std::size_t i, ByteRanges& lists, std::set<std::string>& names) {
+/// The value of a dict entry from `i` to the `,` or closing bracket that ends it (or, for an
+/// assignment, to the end of its line at `limit`): the lists written at its top level, and the
+/// names it reads (`nvcc_args if use_cuda else rocm_args`, `nvcc_args + [...]`). ROCm/HIP lists
+/// are not nvcc's.
+void entryValue(std::string_view src, std::size_t i, ByteRanges& lists, std::set<std::string>& names,
+                std::size_t limit = std::string_view::npos) {
   static const std::set<std::string, std::less<>> kKeywords = {"if",  "else", "and", "or",
                                                                "not", "None", "in"};
-  while (i < src.size() && src[i] != ',' && src[i] != '}' && src[i] != ')' && src[i] != ']') {
+  limit = std::min(limit, src.size());
+  while (i < limit && src[i] != ',' && src[i] != '}' && src[i] != ')' && src[i] != ']') {
     const char c = src[i];
     if (c == '"' || c == '\'') {
       i = python::stringEnd(src, i, false) + 1;
@@ -250,8 +259,13 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
     if (i < src.size() && src[i] == ':') {
       entryValue(src, skipBlank(src, i + 1), lists, names);
     } else if (i < src.size() && src[i] == ']') {
-      // args["nvcc"].extend([...]) / .append(...) / += [...]
+      // args["nvcc"].extend([...]) / .append(...) / += [...], and args["nvcc"] = flags
       i = skipBlank(src, i + 1);
+      if (i + 1 < src.size() && src[i] == '=' && src[i + 1] != '=') {
+        const std::size_t v = i + 1;
+        entryValue(src, v, lists, names, src.find('\n', v));
+        continue;
+      }
       for (std::string_view op : {".extend(", ".append(", "+="})
         if (src.substr(i, op.size()) == op) {
           const std::size_t v = skipBlank(src, i + op.size());
@@ -298,6 +312,48 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
   }
   return lists;
 }
+
+namespace {
+
+using Statements = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
+/// The column of a statement's first character.
+std::uint32_t columnOf(std::string_view src, std::uint32_t at) {
+  const std::size_t nl = at == 0 ? std::string_view::npos : src.rfind('\n', at - 1);
+  return static_cast<std::uint32_t>(at - (nl == std::string_view::npos ? 0 : nl + 1));
+}
+
+/// Where a flag list built over several statements is created: when statements `first`..`last`
+/// add to a name (`flags += [...]`, `flags.append(...)`), the earliest statement above them in the
+/// same block that binds it (`flags: List[str] = []`, `flags = os.getenv("NVCC_FLAGS", "")`), at
+/// most ten statements up; else npos (the list is written where it is bound).
+std::uint32_t listCreation(std::string_view src, const Statements& statements, std::size_t first,
+                           std::size_t last) {
+  static const RE2 kAdds(R"(^([A-Za-z_]\w*)\s*(?:\+=|\.(?:append|extend)\s*\())", bytePattern());
+  static const RE2 kBinds(R"(^([A-Za-z_]\w*)\s*(?::[^=\n]*)?=[^=])", bytePattern());
+  std::string name;
+  std::uint32_t column = UINT32_MAX;
+  for (std::size_t st = first; st <= last; ++st) {
+    const auto [b, e] = statements[st];
+    std::string n;
+    if (!RE2::PartialMatch(re2::StringPiece(src.data() + b, e - b), kAdds, &n)) continue;
+    if (name.empty()) name = n;
+    if (n == name) column = std::min(column, columnOf(src, b));
+  }
+  std::uint32_t start = UINT32_MAX;
+  if (name.empty()) return start;
+  for (std::size_t st = first, seen = 0; st-- > 0 && seen < 10; ++seen) {
+    const auto [b, e] = statements[st];
+    const std::uint32_t col = columnOf(src, b);
+    if (col < column) break;  // the block ends above
+    std::string n;
+    if (col == column && RE2::PartialMatch(re2::StringPiece(src.data() + b, e - b), kBinds, &n) && n == name)
+      start = b;
+  }
+  return start;
+}
+
+}  // namespace
 
 void PythonFile::nvccFlagLists() {
   std::vector<const sdk::StringFact*> flags;
@@ -374,6 +430,9 @@ void PythonFile::nvccFlagLists() {
           before.find_first_not_of(" \t+") == std::string_view::npos)
         start = lineStart(src, start - 1);
     }
+    // The first flag written straight into the addition (`flags += ["-O3"]`, `flags.append("-ccbin")`),
+    // not nested in something appended (`exts.append(CUDAExtension(..., {"nvcc": [...]}))`).
+    if (open.size() <= 1) start = std::min(start, listCreation(src, statements, g.first, g.last));
     const auto range = lines_.range(start, last->range.end_byte);
     std::vector<std::string> shown(g.values.begin(),
                                    g.values.begin() + std::min<std::size_t>(g.values.size(), 4));

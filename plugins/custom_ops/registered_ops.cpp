@@ -1,11 +1,17 @@
 // Calls into ops the repository registers for CUDA in its native sources (OPS-038, across files):
 // `TORCH_LIBRARY_IMPL(ns, CUDA, m) { m.impl("op", …); }` (also the STABLE_ variants) makes
 // `torch.ops.ns.op(…)` in any Python file a call into a CUDA kernel with no NPU implementation.
-// Only the ops a CUDA block implements count: a namespace may register CPU kernels too. Files that
-// build the namespace themselves with `load(name="ns", …)` are the module pass's (extensionCalls).
-// What each native file registers is a per-file memo, so a changed file costs one file's reading.
+// Only the ops a CUDA block implements count: a namespace may register CPU kernels too. A catch-all
+// kernel counts when its file has a CUDA path of its own (`#ifdef WITH_CUDA`, `x.is_cuda()`, a CUDA
+// header): `torch::RegisterOperators().op("ns::op", &fn)` and `TORCH_LIBRARY(ns, m) {
+// m.def("op(…)", &fn); }`, whose one kernel serves every device and dispatches to CUDA inside.
+// `torch.ops.load_library(…)` in a repository that registers such ops loads them (OPS-028). Files
+// that build the namespace themselves with `load(name="ns", …)` are the module pass's
+// (extensionCalls). What each native file registers is a per-file memo, so a changed file costs
+// one file's reading.
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,11 +24,83 @@ namespace custom_ops {
 namespace {
 
 constexpr const char* kExtensionCall = "OPS-038";
-constexpr std::string_view kMemoKind = "cuda-ops/1";
+constexpr const char* kExtensionImport = "OPS-028";
+constexpr std::string_view kMemoKind = "cuda-ops/2";
 
-/// "ns op\n" for every op a CUDA block of the text implements.
+/// The end of the `{ … }` block whose body starts at `open` (just past its brace).
+std::size_t blockEnd(const std::string& code, std::size_t open) {
+  int depth = 1;
+  std::size_t end = open;
+  while (end < code.size() && depth > 0) {
+    if (code[end] == '{') ++depth;
+    if (code[end] == '}') --depth;
+    ++end;
+  }
+  return end;
+}
+
+/// The op name of a registration string at `at` in `text` ("ns::op.overload(Tensor x) -> Tensor"),
+/// without namespace, overload and schema; "" when the string does not end before `limit`.
+std::string opName(const std::string& text, std::size_t at, std::size_t limit) {
+  const std::size_t close = text.find('"', at);
+  if (close == std::string::npos || close > limit) return {};
+  std::string op = text.substr(at, close - at);
+  if (const std::size_t q = op.find("::"); q != std::string::npos) op = op.substr(q + 2);
+  if (const std::size_t cut = op.find_first_of(".( "); cut != std::string::npos) op.resize(cut);
+  return op;
+}
+
+/// Whether a native file's code has a CUDA path of its own: code compiled under WITH_CUDA /
+/// USE_CUDA, a device test (`src.is_cuda()`, `device().is_cuda()`), or a CUDA header included.
+bool hasCudaPath(const std::string& text, const std::string& code) {
+  static const RE2 kCudaCode(R"(\b(?:WITH_CUDA|USE_CUDA)\b|\bis_cuda\s*\(\s*\))", bytePattern());
+  static const RE2 kCudaInclude(R"((?m)^\s*#\s*include\s*[<"][^>"]*(?:cuda|\.cuh)[^>"]*[>"])", bytePattern());
+  return RE2::PartialMatch(code, kCudaCode) || RE2::PartialMatch(text, kCudaInclude);
+}
+
+/// "ns op\n" for every op a catch-all kernel registers in a file with a CUDA path:
+/// `RegisterOperators().op("ns::op", &fn)` and `TORCH_LIBRARY(ns, m) { m.def("op(…)", &fn); }`
+/// (a def with a kernel; a schema alone is implemented per key by TORCH_LIBRARY_IMPL blocks).
+std::string catchAllOpsOf(const std::string& text, const std::string& code) {
+  std::string out;
+  if (text.find("RegisterOperators") != std::string::npos) {
+    static const RE2 kOp(R"(\.\s*op\s*\(\s*")", bytePattern());
+    re2::StringPiece rest(code);
+    while (RE2::FindAndConsume(&rest, kOp)) {
+      const std::size_t at = static_cast<std::size_t>(rest.data() - code.data());
+      const std::size_t colons = text.find("::", at);
+      const std::size_t close = text.find('"', at);
+      if (colons == std::string::npos || close == std::string::npos || colons > close) continue;
+      const std::string op = opName(text, at, close);
+      if (!op.empty()) out += text.substr(at, colons - at) + " " + op + "\n";
+    }
+  }
+  static const RE2 kLibrary(R"(\bTORCH_LIBRARY\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{)", bytePattern());
+  re2::StringPiece rest(code);
+  std::string ns, module;
+  while (RE2::FindAndConsume(&rest, kLibrary, &ns, &module)) {
+    const std::size_t open = static_cast<std::size_t>(rest.data() - code.data());
+    const std::size_t end = blockEnd(code, open);
+    const RE2 def("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*def\s*\(\s*")", bytePattern());
+    re2::StringPiece body(code.data() + open, end - open);
+    while (RE2::FindAndConsume(&body, def)) {
+      const std::size_t at = static_cast<std::size_t>(body.data() - code.data());
+      const std::size_t close = text.find('"', at);
+      if (close == std::string::npos || close > end) break;
+      std::size_t next = close + 1;
+      while (next < end && std::isspace(static_cast<unsigned char>(code[next]))) ++next;
+      if (next >= end || code[next] != ',') continue;  // a schema alone
+      if (const std::string op = opName(text, at, close); !op.empty()) out += ns + " " + op + "\n";
+    }
+  }
+  return out;
+}
+
+/// "ns op\n" for every op a CUDA block of the text implements, or a catch-all kernel of a file
+/// with a CUDA path registers.
 std::string cudaOpsOf(const std::string& text) {
-  if (text.find("TORCH_LIBRARY_IMPL") == std::string::npos) return {};
+  if (text.find("TORCH_LIBRARY") == std::string::npos && text.find("RegisterOperators") == std::string::npos)
+    return {};
   const std::string code = maskCommentsAndStrings(text);
   static const RE2 kBlock(R"((?:STABLE_)?TORCH_LIBRARY_IMPL\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*\)\s*\{)",
                           bytePattern());
@@ -31,15 +109,8 @@ std::string cudaOpsOf(const std::string& text) {
   std::string ns, key, module;
   while (RE2::FindAndConsume(&rest, kBlock, &ns, &key, &module)) {
     if (key.find("CUDA") == std::string::npos) continue;
-    // The block's body, to its closing brace.
     const std::size_t open = static_cast<std::size_t>(rest.data() - code.data());
-    int depth = 1;
-    std::size_t end = open;
-    while (end < code.size() && depth > 0) {
-      if (code[end] == '{') ++depth;
-      if (code[end] == '}') --depth;
-      ++end;
-    }
+    const std::size_t end = blockEnd(code, open);
     // `m.impl("op", …)`, found in the code; the name is in the original text at the same offset
     // (the mask blanked string contents, not the quotes).
     const RE2 impl("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*impl\s*\(\s*")", bytePattern());
@@ -48,18 +119,45 @@ std::string cudaOpsOf(const std::string& text) {
       const std::size_t at = static_cast<std::size_t>(body.data() - code.data());
       const std::size_t close = text.find('"', at);
       if (close == std::string::npos || close > end) break;
-      std::string op = text.substr(at, close - at);
-      if (const std::size_t q = op.find("::"); q != std::string::npos) op = op.substr(q + 2);
-      if (const std::size_t dot = op.find('.'); dot != std::string::npos) op.resize(dot);  // overload
-      if (!op.empty()) out += ns + " " + op + "\n";
+      if (const std::string op = opName(text, at, close); !op.empty()) out += ns + " " + op + "\n";
     }
   }
+  if (hasCudaPath(text, code)) out += catchAllOpsOf(text, code);
   return out;
 }
 
 /// Whether the text builds `ns` itself: `load(name="ns", …)` (extensionCalls reports its calls).
 bool buildsItself(const std::string& text, const std::string& ns) {
   return text.find("\"" + ns + "\"") != std::string::npos || text.find("'" + ns + "'") != std::string::npos;
+}
+
+/// Whether the text before `at` on its line leaves `at` inside a string: an odd number of quotes.
+bool inString(std::string_view line, std::size_t at) {
+  const std::string_view head = line.substr(0, at);
+  return (std::count(head.begin(), head.end(), '"') + std::count(head.begin(), head.end(), '\'')) % 2 != 0;
+}
+
+/// `torch.ops.load_library(…)` on one code line (comment cut off) at `offset` of the file: it loads
+/// a compiled library, and the repository's native sources register CUDA kernels (OPS-028).
+void reportLibraryLoad(const std::string& path, std::size_t offset, std::string_view line,
+                       const std::map<std::string, std::map<std::string, std::string>>& ops,
+                       const sdk::LineIndex& index, const Rules& rules, sdk::FindingSink& sink) {
+  static const RE2 kLoad(R"((\btorch\s*\.\s*ops\s*\.\s*load_library\s*\())", bytePattern());
+  re2::StringPiece match;
+  if (line.find("load_library") == std::string_view::npos ||
+      !RE2::PartialMatch(re2::StringPiece(line.data(), line.size()), kLoad, &match))
+    return;
+  const std::size_t at = static_cast<std::size_t>(match.data() - line.data());
+  if (inString(line, at)) return;
+  std::string spaces;
+  for (const auto& [ns, registered] : ops) spaces += (spaces.empty() ? "" : ", ") + ns;
+  const auto start = static_cast<std::uint32_t>(offset + at);
+  const auto stop = static_cast<std::uint32_t>(offset + at + match.size() - 1);
+  if (auto f = rules.make(kExtensionImport, path, index.range(start, stop), "torch.ops.load_library",
+                          "torch.ops.load_library", {{"value", spaces}})) {
+    f->details = {{"registers", spaces}, {"registered_in", ops.begin()->second.begin()->second}};
+    sink.report(std::move(*f));
+  }
 }
 
 /// `torch.ops.NS.OP` in code (not in a comment or a string) of one Python file.
@@ -75,6 +173,7 @@ void reportCalls(const std::string& path, const std::string& text,
     if (end == std::string::npos) end = text.size();
     std::string_view line(text.data() + offset, end - offset);
     if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    reportLibraryLoad(path, offset, line, ops, index, rules, sink);
     re2::StringPiece rest(line.data(), line.size());
     std::string ns, op;
     const char* before = rest.data();
@@ -87,10 +186,7 @@ void reportCalls(const std::string& path, const std::string& text,
       const auto own = builds_itself.try_emplace(ns, false);
       if (own.second) own.first->second = buildsItself(text, ns);
       if (own.first->second) continue;
-      // Inside a string literal: an odd number of quotes before it on the line.
-      const std::string_view head(before, static_cast<std::size_t>(rest.data() - before));
-      if ((std::count(head.begin(), head.end(), '"') + std::count(head.begin(), head.end(), '\'')) % 2)
-        continue;
+      if (inString(line, static_cast<std::size_t>(rest.data() - before))) continue;
       const std::string written = "torch.ops." + ns + "." + op;
       const std::size_t at = text.find(written, offset);
       const auto start = static_cast<std::uint32_t>(at == std::string::npos ? offset : at);
@@ -112,7 +208,7 @@ void reportCalls(const std::string& path, const std::string& text,
 
 void analyzeRegisteredOps(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                           sdk::FindingSink& sink) {
-  if (!rules.get(kExtensionCall)) return;
+  if (!rules.get(kExtensionCall) && !rules.get(kExtensionImport)) return;
   std::map<std::string, std::map<std::string, std::string>> ops;  // ns → op → registering file
   for (const sdk::FileEntry& f : workspace.files()) {
     if ((f.language != sdk::Language::Cuda && f.language != sdk::Language::Cpp) ||

@@ -200,9 +200,11 @@ class DepsPlugin final : public Plugin {
   void analyzeModule(const Module& module, FindingSink& sink) const override {
     const std::string_view path = module.path();
     const auto slash = path.rfind('/');
-    if (path.substr(slash == std::string_view::npos ? 0 : slash + 1) != "setup.py") return;
+    const bool setup_py = path.substr(slash == std::string_view::npos ? 0 : slash + 1) == "setup.py";
     Manifests m;
-    deps::readSetupPy(module, m);
+    if (setup_py) deps::readSetupPy(module, m);
+    deps::readEmbeddedImages(module, m);
+    if (!setup_py && m.images.empty()) return;
     report(m, {{std::string(path), std::string(module.source())}}, sink);
   }
 

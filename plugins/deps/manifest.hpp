@@ -164,6 +164,10 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
 /// tests_require / extras_require, directly or through module-level variables.
 void readSetupPy(const migrate::sdk::Module& module, Manifests& out);
 
+/// Container images a Python file names in code: Dockerfile text in a string, and whole image
+/// references of CUDA registries (nvidia/cuda, nvcr.io/nvidia, pytorch/pytorch), as base images.
+void readEmbeddedImages(const migrate::sdk::Module& module, Manifests& out);
+
 /// Which reader a repository file needs, from its path.
 enum class ManifestKind {
   None,

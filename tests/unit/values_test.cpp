@@ -191,6 +191,12 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("is_npu_available"), PlatformTest::NpuOnly) << "a flag named for the test";
   EXPECT_EQ(classifyCondition("not is_npu_available"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("npu_config"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("use_torch_npu"), PlatformTest::NpuOnly) << "a flag set from the NPU test";
+  EXPECT_EQ(classifyCondition("self.on_npu and fast"), PlatformTest::NpuOnly);
+  EXPECT_EQ(classifyCondition("USE_NPU"), PlatformTest::NpuOnly);
+  EXPECT_EQ(classifyCondition("not use_torch_npu"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("use_npu_kernels_count > 0"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("reuse_npu"), PlatformTest::Neither);
   EXPECT_TRUE(namesOtherPlatform("_infer_amd_arch"));
   EXPECT_TRUE(namesOtherPlatform("is_rocm"));
   EXPECT_FALSE(namesOtherPlatform("chip_name"));

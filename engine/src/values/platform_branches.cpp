@@ -82,19 +82,20 @@ bool testsOtherPlatform(std::string_view t) {
 }
 
 /// The NPU, tested positively (`is_npu_available()`, `torch.npu.is_available()`, `x == "npu"`,
-/// `dev.startswith("npu")`, a flag named for the test: `is_npu_available`).
+/// `dev.startswith("npu")`, a flag named for the test: `is_npu_available`, `use_torch_npu`,
+/// `self.on_npu`, `USE_NPU`).
 bool testsNpu(std::string_view t) {
   static const RE2 kNpu(
       R"(^(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(.*\)$|==\s*["']npu["']|["']npu["']\s*(==|in\b)|)"
-      R"(^[\w.]+\.startswith\s*\(\s*["']npu|^(\w+\.)*is_(torch_)?npu\w*$)");
+      R"(^[\w.]+\.startswith\s*\(\s*["']npu|^(\w+\.)*(?i:is|use|using|on|has|with)_(?i:torch_)?(?i:npu)\w*$)");
   return RE2::PartialMatch(t, kNpu);
 }
 
-/// The NPU excluded (`not is_npu_available()`, `device.type != "npu"`).
+/// The NPU excluded (`not is_npu_available()`, `device.type != "npu"`, `not use_torch_npu`).
 bool excludesNpu(std::string_view t) {
   static const RE2 kNotNpu(
       R"(^not\s+\(?\s*(\w+\.)*(is_)?(torch_)?npu\w*(\.is_available)?\s*\(|!=\s*["']npu["']|)"
-      R"(^not\s+(\w+\.)*is_(torch_)?npu\w*$)");
+      R"(^not\s+(\w+\.)*(?i:is|use|using|on|has|with)_(?i:torch_)?(?i:npu)\w*$)");
   return RE2::PartialMatch(t, kNotNpu);
 }
 
