@@ -512,6 +512,28 @@ void PythonFile::extensionCalls() {
     const std::size_t dot = chain.find('.');
     return dot == std::string::npos ? std::string() : chain.substr(0, dot);
   };
+  // The innermost function holding a call (nullptr at module level).
+  auto scopeOf = [&](const sdk::SourceRange& r) -> const DefinitionFact* {
+    const DefinitionFact* best = nullptr;
+    for (const auto& d : m_.definitions())
+      if (d.kind == DefinitionFact::Kind::Function && within(r, d.range) &&
+          (!best || d.range.end_byte - d.range.start_byte < best->range.end_byte - best->range.start_byte))
+        best = &d;
+    return best;
+  };
+  // Names bound to an object a call into the extension constructs (`m = QuantizedModel()`, a
+  // class: capitalised), per function: its method calls run the extension's code too (`m.init(…)`,
+  // `m.load(path)`). What a function returns (`out = ext.fused_act(x)`) is a tensor.
+  std::map<std::pair<const DefinitionFact*, std::string>, std::string> instances;  // → module
+  auto reportCall = [&](const CallFact& c, const std::string& module, std::string function) {
+    auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, c.callee_written,
+                         c.callee_resolved, {{"value", module}});
+    if (f) f->details = {{"module", module}, {"function", std::move(function)}};
+    report(std::move(f));
+    const std::string called = lastPart(c.callee_written);
+    if (!c.assigned_to.empty() && !called.empty() && std::isupper(static_cast<unsigned char>(called[0])))
+      instances[{scopeOf(c.range), c.assigned_to}] = module;
+  };
   for (const auto& c : m_.calls()) {
     const std::string& w = c.callee_written;
     // torch.ops.NS.fn(…) / OP.fn(…) with OP = torch.ops.NS, NS built by a load() of this file.
@@ -543,23 +565,30 @@ void PythonFile::extensionCalls() {
         continue;
       }
     }
-    // A function imported from the extension by name (`conv1d_forward(x, w)`).
+    // A function imported from the extension by name (`conv1d_forward(x, w)`), or a submodule or
+    // class imported by name and called through (`from ._C import ops` … `ops.gemm_w4a4(…)`).
     if (auto fn = extension_functions_.find(w); fn != extension_functions_.end()) {
-      auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
-                           {{"value", fn->second}});
-      if (f) f->details = {{"module", fn->second}, {"function", w}};
-      report(std::move(f));
+      reportCall(c, fn->second, w);
       continue;
+    }
+    const std::string root = rootOf(w);
+    if (auto held = extension_functions_.find(root); !root.empty() && held != extension_functions_.end()) {
+      reportCall(c, held->second, w);
+      continue;
+    }
+    // A method of what an extension call returned in the same function (`m.init(…)`).
+    if (!root.empty() && !instances.empty()) {
+      if (auto obj = instances.find({scopeOf(c.range), root}); obj != instances.end()) {
+        reportCall(c, obj->second, w);
+        continue;
+      }
     }
     // Through an alias too (`ext_c = exllamav2_ext` … `ext_c.make_q_matrix(...)`): the resolved
     // name's root is the extension.
-    std::string module = rootOf(w);
+    std::string module = root;
     if (!extension_names_.count(module)) module = rootOf(c.callee_resolved);
     if (module.empty() || !extension_names_.count(module)) continue;
-    auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, w, c.callee_resolved,
-                         {{"value", module}});
-    if (f) f->details = {{"module", module}, {"function", w.substr(w.find('.') + 1)}};
-    report(std::move(f));
+    reportCall(c, module, w.substr(w.find('.') + 1));
   }
 }
 

@@ -163,6 +163,10 @@ bool looksLikeExtensionModule(std::string_view target) {
   for (const char* cfg : {".config.", ".configs.", ".defaults.", ".default.", ".cfg.", ".settings."})
     if (std::string(".").append(target).append(".").find(cfg) != std::string::npos) return false;
   if (last == "_C" || last == "_ext" || last == "_cuda") return true;
+  // Top-level modules that flash-attention's csrc builds as CUDA extensions, named otherwise.
+  static const std::set<std::string, std::less<>> kKnownCudaModules = {
+      "dropout_layer_norm", "fused_dense_lib", "xentropy_cuda_lib", "fused_softmax_lib", "ft_attention"};
+  if (dot == std::string_view::npos && kKnownCudaModules.count(last)) return true;
   // amp_C, fused_adam_C: a lower-case stem and the `_C` suffix of compiled modules.
   if (endsWith(last, "_C") && last.size() > 2 && std::islower(static_cast<unsigned char>(last[0])))
     return true;

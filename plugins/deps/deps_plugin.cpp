@@ -504,14 +504,14 @@ class DepsPlugin final : public Plugin {
         replacement.replace(at + 5 + index->nightly.size(), index->cuda.size(), "cpu");
       // The fix: cuXXX → cpu inside the URL, where the file holds it verbatim.
       auto it = texts.find(x.file);
-      if (it != texts.end() && x.range.end_byte <= it->second.size()) {
-        const std::string written =
-            it->second.substr(x.range.start_byte, x.range.end_byte - x.range.start_byte);
+      const SourceRange& url_at = x.url_range.end_byte > 0 ? x.url_range : x.range;
+      if (it != texts.end() && url_at.end_byte <= it->second.size()) {
+        const std::string written = it->second.substr(url_at.start_byte, url_at.end_byte - url_at.start_byte);
         const auto at = written.find(x.url);
         const auto seg = at == std::string::npos ? std::string::npos : written.find(index->cuda, at);
         if (seg != std::string::npos)
-          edits.push_back({static_cast<std::uint32_t>(x.range.start_byte + seg),
-                           static_cast<std::uint32_t>(x.range.start_byte + seg + index->cuda.size()), "cpu"});
+          edits.push_back({static_cast<std::uint32_t>(url_at.start_byte + seg),
+                           static_cast<std::uint32_t>(url_at.start_byte + seg + index->cuda.size()), "cpu"});
       }
     } else if (x.option == "channel" || x.option == "channels" || x.source == "conda") {
       replacement = "conda-forge / defaults without the CUDA packages (torch_npu comes from PyPI)";

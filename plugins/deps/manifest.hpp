@@ -38,10 +38,13 @@ struct DependencyUse {
 /// A package index, find-links location or conda channel.
 struct IndexUse {
   std::string file;
-  migrate::sdk::SourceRange range;  ///< the URL or channel name
+  migrate::sdk::SourceRange range;  ///< the URL or channel name (a uv source: its index name)
   std::string url;
   std::string option;  ///< --extra-index-url, --index-url, --find-links, channel, tool.uv.index, …
   std::string source;
+  /// Where the URL itself stands when the use names it elsewhere (a uv source naming an index):
+  /// the fix edits it there. Empty (end_byte 0): `range`.
+  migrate::sdk::SourceRange url_range{};
 };
 
 /// A `FROM` of a Dockerfile.
@@ -114,7 +117,8 @@ struct LogicalLine {
 };
 
 /// Splits a file into logical lines: a line ending in a backslash continues on the next one.
-/// With `skip_comment_lines`, full-line comments inside a continuation are dropped (Dockerfile).
+/// With `skip_comment_lines` (Dockerfile), full-line comments inside a continuation are dropped
+/// and blanks after the backslash still continue the line, as Docker's parser reads them.
 std::vector<LogicalLine> logicalLines(std::string_view text, bool skip_comment_lines = false);
 
 /// requirements*.txt / constraints (pip's format).

@@ -3,7 +3,9 @@
 // places dependencies are written: [project], [build-system], [dependency-groups], poetry, pdm,
 // uv, hatch, pixi; package indexes of poetry/uv/pdm; setuptools' dynamic `file =` lists.
 
+#include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 
 #include "compat_table.hpp"
@@ -323,6 +325,7 @@ class PyprojectInterpreter {
            a.path == std::vector<std::string>{"tool", "poetry", "name"}))
         out_.self_names.insert(self_ = normalizeName(a.value.str));
     for (const Assignment& a : assignments) visit(a.path, a.key_begin, a.value);
+    uvSources(assignments);
   }
 
  private:
@@ -386,6 +389,63 @@ class PyprojectInterpreter {
           for (const auto& item : file->items) add(item);
         } else {
           add(*file);
+        }
+      }
+    }
+  }
+
+  /// `[tool.uv.sources]` that take a package from a PyTorch CUDA wheel index defined under
+  /// `[[tool.uv.index]]` (`torch = [{ index = "pytorch-cu128", marker = "…" }]`) whatever extra is
+  /// chosen: the source is where the CUDA build is picked, reported as that index's use. A source
+  /// tied to an extra (`extra = "cu12"`) only serves that CUDA extra.
+  void uvSources(const std::vector<Assignment>& assignments) {
+    const std::vector<std::string> kIndex{"tool", "uv", "index"};
+    std::map<std::string, const TomlValue*> urls;  // index name → its url string
+    std::string name;
+    const TomlValue* url = nullptr;
+    auto flush = [&] {
+      if (!name.empty() && url) urls[name] = url;
+      name.clear();
+      url = nullptr;
+    };
+    for (const Assignment& a : assignments) {
+      if (a.path.size() != 4 || !std::equal(kIndex.begin(), kIndex.end(), a.path.begin()) ||
+          a.value.kind != TomlValue::Kind::String)
+        continue;
+      const std::string& key = a.path[3];
+      if (key != "name" && key != "url") continue;
+      if (key == "name" ? !name.empty() : url != nullptr) flush();  // seen again: the next table
+      if (key == "name")
+        name = a.value.str;
+      else
+        url = &a.value;
+    }
+    flush();
+    if (urls.empty()) return;
+    auto source = [&](const TomlValue& t, const std::string& option) {
+      const TomlValue* idx = t.kind == TomlValue::Kind::Table ? t.get("index") : nullptr;
+      if (!idx || idx->kind != TomlValue::Kind::String || t.get("extra")) return;
+      const auto it = urls.find(idx->str);
+      if (it == urls.end() || it->second->str.find("/whl/cu") == std::string::npos) return;
+      out_.indexes.push_back({path_, index_.range(idx->begin, idx->end), it->second->str, option, "pyproject",
+                              index_.range(it->second->begin, it->second->end)});
+    };
+    for (const Assignment& a : assignments) {
+      if (a.path.size() < 3 || a.path[0] != "tool" || a.path[1] != "uv" || a.path[2] != "sources") continue;
+      if (a.path.size() == 4) {
+        const std::string option = "tool.uv.sources." + a.path[3];
+        if (a.value.kind == TomlValue::Kind::Array)
+          for (const auto& item : a.value.items) source(item, option);
+        else
+          source(a.value, option);
+      } else if (a.path.size() == 3 && a.value.kind == TomlValue::Kind::Table) {
+        for (const auto& e : a.value.entries) {
+          if (e.key.size() != 1) continue;
+          const std::string option = "tool.uv.sources." + e.key[0];
+          if (e.value.kind == TomlValue::Kind::Array)
+            for (const auto& item : e.value.items) source(item, option);
+          else
+            source(e.value, option);
         }
       }
     }

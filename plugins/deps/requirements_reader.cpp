@@ -56,9 +56,12 @@ std::vector<LogicalLine> logicalLines(std::string_view text, bool skip_comment_l
       }
       // A comment line of a Dockerfile never continues, whatever it ends with: Docker drops it
       // before it joins lines (`# pip install … \` above a RUN is no part of the RUN).
-      const bool continues =
-          !(skip_comment_lines && comment_only) && !content.empty() && content.back() == '\\';
-      const std::size_t take = continues ? content.size() - 1 : content.size();
+      // Docker (skip_comment_lines) also continues a line whose backslash has blanks after it.
+      std::size_t last = content.size();
+      if (skip_comment_lines)
+        while (last > 0 && (content[last - 1] == ' ' || content[last - 1] == '\t')) --last;
+      const bool continues = !(skip_comment_lines && comment_only) && last > 0 && content[last - 1] == '\\';
+      const std::size_t take = continues ? last - 1 : content.size();
       for (std::size_t i = 0; i < take; ++i) {
         cur.text += content[i];
         cur.offsets.push_back(static_cast<std::uint32_t>(pos + i));

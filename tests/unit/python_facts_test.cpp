@@ -336,6 +336,26 @@ TEST(PythonFacts, ASingleStarImportResolvesCalledBareNames) {
   EXPECT_EQ(two->calls()[0].callee_resolved, "");
 }
 
+TEST(PythonFacts, TorchThatOnlyAStarImportCanBringIsTorch) {
+  // `from pkg.util_module import *`, where util_module imports torch: `torch.cuda…` is torch's.
+  auto m = parsed(
+      "import torch.utils.checkpoint as checkpoint\n"
+      "from rfdiffusion.util_module import *\n"
+      "class Track:\n"
+      "    @torch.cuda.amp.autocast(enabled=False)\n"
+      "    def forward(self, x):\n"
+      "        return torch.cuda.synchronize()\n");
+  std::vector<std::string> callees;
+  for (const auto& c : m->calls()) callees.push_back(c.callee_resolved);
+  EXPECT_EQ(callees, (std::vector<std::string>{"torch.cuda.amp.autocast", "torch.cuda.synchronize"}));
+  EXPECT_EQ(m->definitions().at(1).decorators, (std::vector<std::string>{"torch.cuda.amp.autocast"}));
+  // Without a star import an unbound `torch` stays unresolved; a local `torch` is not torch.
+  auto plain = parsed("def f(torch):\n    return torch.cuda.synchronize()\n");
+  EXPECT_EQ(plain->calls().at(0).callee_resolved, "");
+  auto local = parsed("from util import *\ntorch = Helper()\ntorch.cuda.go()\n");
+  EXPECT_EQ(local->calls().at(1).callee_resolved, "");
+}
+
 TEST(PythonFacts, OwnSelfAttributesAndStoresAreNotAttributeReads) {
   auto m = parsed(
       "class Loader:\n"

@@ -206,11 +206,17 @@ class FactExtractor {
   // ---- resolution ---------------------------------------------------------------------------
 
   /// Qualified name of a dotted chain through the import bindings; empty when the root is not
-  /// an import, or a top-level def/class after the import shadows it.
-  std::string resolveChain(const std::string& written) const { return bindings_.resolve(written); }
+  /// an import, or a top-level def/class after the import shadows it. A `torch.…` chain that
+  /// nothing in the file binds, in a file with a star import, is torch's: the star import brings
+  /// it (`from pkg.util_module import *`, where util_module imports torch).
+  std::string resolveChain(const std::string& written) const;
 
   /// The target of the file's only `from <absolute module> import *`, or empty.
   std::string soleStarImport() const;
+
+  /// Whether `torch` reaches the file only through a star import (asked once, in resolve()).
+  bool torchFromStar() const;
+  bool torch_from_star_ = false;
 
   /// A called bare name that nothing in the file binds and that is no builtin: with a single star
   /// import, the name most likely comes from it (`from pynvml import *` … `nvmlInit()`).

@@ -83,6 +83,18 @@ bool FactExtractor::fromStar(const std::string& name) const {
   return !bindings_.isImport(name) && bindings_.resolve(name).empty();
 }
 
+bool FactExtractor::torchFromStar() const {
+  const bool star =
+      std::any_of(m_.imports_.begin(), m_.imports_.end(), [](const auto& imp) { return imp.star; });
+  return star && fromStar("torch") && !bindings_.isAssigned("torch");
+}
+
+std::string FactExtractor::resolveChain(const std::string& written) const {
+  std::string r = bindings_.resolve(written);
+  if (r.empty() && torch_from_star_ && written.rfind("torch.", 0) == 0) r = written;
+  return r;
+}
+
 bool FactExtractor::ownSelfAttribute(const std::string& written) const {
   return written.rfind("self.", 0) == 0 && written.find('.', 5) == std::string::npos &&
          self_stores_.count(written.substr(5)) != 0;
@@ -99,6 +111,7 @@ void FactExtractor::resolve() {
     if (it != last_import.end() && at > it->second) bindings_.shadow(name);
   }
   bindings_.finish();
+  torch_from_star_ = torchFromStar();
   for (auto& d : m_.definitions_) {
     for (auto& b : d.bases)
       if (auto r = resolveChain(b); !r.empty()) b = r;

@@ -35,6 +35,8 @@ class NameBindings {
   std::string resolveImport(std::string_view written) const;
   /// Whether `name` is bound by an import (not shadowed).
   bool isImport(std::string_view name) const;
+  /// Whether the module assigns `name` anywhere (`name = …`).
+  bool isAssigned(std::string_view name) const { return assignments_.count(std::string(name)) != 0; }
 
  private:
   std::string resolveRoot(std::string_view root, int depth, bool aliases) const;
