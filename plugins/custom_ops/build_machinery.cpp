@@ -393,7 +393,13 @@ void PythonFile::nvccFlagLists() {
       Group& g = groups.back();
       const auto last_end = lines_.position(statements[g.last].second).first;
       const auto this_start = lines_.position(statements[st].first).first;
-      if (st == g.last || this_start <= last_end + 2) {
+      // A statement between them that is less indented closes the block (`else:`): two lists.
+      const std::uint32_t inner = std::min(columnOf(m_.source(), statements[g.last].first),
+                                           columnOf(m_.source(), statements[st].first));
+      bool block_ends = false;
+      for (std::size_t k = g.last + 1; k < st && !block_ends; ++k)
+        block_ends = columnOf(m_.source(), statements[k].first) < inner;
+      if (st == g.last || (this_start <= last_end + 2 && !block_ends)) {
         g.last = std::max(g.last, st);
         if (std::find(g.values.begin(), g.values.end(), s->value) == g.values.end())
           g.values.push_back(s->value);

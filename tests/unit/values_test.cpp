@@ -197,6 +197,11 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("not use_torch_npu"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("use_npu_kernels_count > 0"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("reuse_npu"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("HAS_FLASH_ATTN_V2_ROCM and ROCM_USE_FLASH_ATTN_V2_CK"), PlatformTest::OffNpu)
+      << "a flag named for ROCm";
+  EXPECT_EQ(classifyCondition("HAS_FLASH_ATTN_V2_CUDA"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("ship_ready"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("not HAS_ROCM"), PlatformTest::Neither);
   EXPECT_TRUE(namesOtherPlatform("_infer_amd_arch"));
   EXPECT_TRUE(namesOtherPlatform("is_rocm"));
   EXPECT_FALSE(namesOtherPlatform("chip_name"));

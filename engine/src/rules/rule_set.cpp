@@ -96,12 +96,21 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-bool argMatches(const ArgConstraint& c, const sdk::CallFact& call) {
+/// Whether an import of the module binds `name` (`from pkg.memory import gpu`).
+bool importedName(const sdk::Module& module, const std::string& name) {
+  return std::any_of(module.imports().begin(), module.imports().end(),
+                     [&](const sdk::ImportFact& imp) { return imp.bound == name; });
+}
+
+/// A `kind: name` argument matches a name of this file: an imported one holds a value another
+/// module sets, and the finding belongs there (its fix site).
+bool argMatches(const ArgConstraint& c, const sdk::CallFact& call, const sdk::Module& module) {
   for (const auto& a : call.args) {
     const bool same = c.keyword.empty() ? a.index == c.index : a.keyword == c.keyword;
     if (!same) continue;
     if (c.kind && a.kind != *c.kind) return false;
     if (c.value && !c.value->search(a.text)) return false;
+    if (c.kind == sdk::ValueKind::Name && importedName(module, a.text)) return false;
     return true;
   }
   return false;
@@ -195,7 +204,7 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
       const Rule& rule = *hit.rule;
       if (own && !rule.own_repository) continue;
       if (rule.calls_only && !call) continue;
-      if (rule.args && (!call || !argMatches(*rule.args, *call))) continue;
+      if (rule.args && (!call || !argMatches(*rule.args, *call, module))) continue;
       if (std::any_of(rule.api_except.begin(), rule.api_except.end(), [&](const std::string& e) {
             return ref.resolved == e || ref.resolved.compare(0, e.size() + 1, e + ".") == 0;
           }))
@@ -281,7 +290,7 @@ void RuleSet::matchCalls(const sdk::Module& module, sdk::FindingSink& sink) cons
     if (!call.method.empty() && !call.receiver_is_module) {
       if (auto it = methods_.find(call.method); it != methods_.end()) {
         for (const Rule* rule : it->second) {
-          if (rule->args && !argMatches(*rule->args, call)) continue;
+          if (rule->args && !argMatches(*rule->args, call, module)) continue;
           SourceRange range = call.name_range;
           range.end_line = call.range.end_line;
           range.end_column = call.range.end_column;

@@ -71,10 +71,11 @@ bool testsPositively(std::string_view t, const RE2& platform) {
 
 /// Another platform tested positively: a ROCm/HIP build or device, XLA/TPU, Apple's MPS, Intel's
 /// XPU, Gaudi's HPU (`torch.version.hip`, `is_xla_installed()`, `torch.backends.mps.is_available()`,
-/// `device.type == "xpu"`).
+/// `device.type == "xpu"`, a flag named for ROCm: `HAS_FLASH_ATTN_V2_ROCM`).
 bool testsOtherPlatform(std::string_view t) {
   static const RE2 kOther(
       R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
+      R"(^(\w+\.)*(\w+_)?(?i:rocm|hip)(_\w+)?$|)"
       R"(\bis_(torch_)?(xla|tpu|mps|xpu|hpu)\w*\s*\(|\btorch\.(backends\.)?(mps|xpu|hpu)\.is_available\s*\(|)"
       R"((==|\bin\b)\s*\(?\s*["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']|["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']\s*==)",
       RE2::Quiet);
