@@ -393,12 +393,16 @@ void PythonFile::nvccFlagLists() {
       Group& g = groups.back();
       const auto last_end = lines_.position(statements[g.last].second).first;
       const auto this_start = lines_.position(statements[st].first).first;
-      // A statement between them that is less indented closes the block (`else:`): two lists.
+      // An `else:` / `elif …:` between them, less indented, starts another branch: the lists are
+      // alternatives (one per platform), not one list built up.
       const std::uint32_t inner = std::min(columnOf(m_.source(), statements[g.last].first),
                                            columnOf(m_.source(), statements[st].first));
       bool block_ends = false;
-      for (std::size_t k = g.last + 1; k < st && !block_ends; ++k)
-        block_ends = columnOf(m_.source(), statements[k].first) < inner;
+      for (std::size_t k = g.last + 1; k < st && !block_ends; ++k) {
+        const std::string_view head = m_.source().substr(statements[k].first, 5);
+        block_ends = columnOf(m_.source(), statements[k].first) < inner &&
+                     (head.substr(0, 4) == "else" || head.substr(0, 4) == "elif");
+      }
       if (st == g.last || (this_start <= last_end + 2 && !block_ends)) {
         g.last = std::max(g.last, st);
         if (std::find(g.values.begin(), g.values.end(), s->value) == g.values.end())
