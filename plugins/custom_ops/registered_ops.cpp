@@ -50,6 +50,23 @@ std::string opName(const std::string& text, std::size_t at, std::size_t limit) {
   return op;
 }
 
+/// Each string that opens a `MODULE.METHOD("…", …)` call in the block body [open, end) of `code`
+/// (comments and string contents masked), with the byte offsets of the string's content and its
+/// closing quote in `text`: `m.impl("op", …)`, `m.def("op(Tensor x) -> Tensor", &fn)`.
+template <typename Visit>
+void forEachBlockCall(const std::string& text, const std::string& code, std::size_t open, std::size_t end,
+                      const std::string& module, std::string_view method, Visit&& visit) {
+  const RE2 call("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*)" + std::string(method) + R"(\s*\(\s*")",
+                 bytePattern());
+  re2::StringPiece body(code.data() + open, end - open);
+  while (RE2::FindAndConsume(&body, call)) {
+    const std::size_t at = static_cast<std::size_t>(body.data() - code.data());
+    const std::size_t close = text.find('"', at);
+    if (close == std::string::npos || close > end) break;
+    visit(at, close);
+  }
+}
+
 /// Whether a native file's code has a CUDA path of its own: code compiled under WITH_CUDA /
 /// USE_CUDA, a device test (`src.is_cuda()`, `device().is_cuda()`), or a CUDA header included.
 bool hasCudaPath(const std::string& text, const std::string& code) {
@@ -81,17 +98,12 @@ std::string catchAllOpsOf(const std::string& text, const std::string& code) {
   while (RE2::FindAndConsume(&rest, kLibrary, &ns, &module)) {
     const std::size_t open = static_cast<std::size_t>(rest.data() - code.data());
     const std::size_t end = blockEnd(code, open);
-    const RE2 def("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*def\s*\(\s*")", bytePattern());
-    re2::StringPiece body(code.data() + open, end - open);
-    while (RE2::FindAndConsume(&body, def)) {
-      const std::size_t at = static_cast<std::size_t>(body.data() - code.data());
-      const std::size_t close = text.find('"', at);
-      if (close == std::string::npos || close > end) break;
+    forEachBlockCall(text, code, open, end, module, "def", [&](std::size_t at, std::size_t close) {
       std::size_t next = close + 1;
       while (next < end && std::isspace(static_cast<unsigned char>(code[next]))) ++next;
-      if (next >= end || code[next] != ',') continue;  // a schema alone
+      if (next >= end || code[next] != ',') return;  // a schema alone
       if (const std::string op = opName(text, at, close); !op.empty()) out += ns + " " + op + "\n";
-    }
+    });
   }
   return out;
 }
@@ -113,14 +125,9 @@ std::string cudaOpsOf(const std::string& text) {
     const std::size_t end = blockEnd(code, open);
     // `m.impl("op", …)`, found in the code; the name is in the original text at the same offset
     // (the mask blanked string contents, not the quotes).
-    const RE2 impl("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*impl\s*\(\s*")", bytePattern());
-    re2::StringPiece body(code.data() + open, end - open);
-    while (RE2::FindAndConsume(&body, impl)) {
-      const std::size_t at = static_cast<std::size_t>(body.data() - code.data());
-      const std::size_t close = text.find('"', at);
-      if (close == std::string::npos || close > end) break;
+    forEachBlockCall(text, code, open, end, module, "impl", [&](std::size_t at, std::size_t close) {
       if (const std::string op = opName(text, at, close); !op.empty()) out += ns + " " + op + "\n";
-    }
+    });
   }
   if (hasCudaPath(text, code)) out += catchAllOpsOf(text, code);
   return out;
