@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <re2/re2.h>
 
@@ -38,7 +39,11 @@ bool holdsDockerfile(const std::string& v) {
 bool isImageReference(const std::string& v) {
   static const RE2 kRef(R"((?:docker\.io/)?(?:nvidia/cuda|nvcr\.io/nvidia/[\w.-]+|pytorch/pytorch):[\w.-]+)",
                         plugin_support::bytePattern());
-  return v.size() < 200 && RE2::FullMatch(v, kRef);
+  // Every code string of every Python file comes here: only the registries' prefixes reach RE2.
+  const std::string_view r = std::string_view(v).substr(v.rfind("docker.io/", 0) == 0 ? 10 : 0);
+  const bool registry = r.rfind("nvidia/cuda:", 0) == 0 || r.rfind("nvcr.io/nvidia/", 0) == 0 ||
+                        r.rfind("pytorch/pytorch:", 0) == 0;
+  return registry && v.size() < 200 && RE2::FullMatch(v, kRef);
 }
 
 }  // namespace
