@@ -51,20 +51,20 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
         "_dtensor", "profiler", "higher_order", "npu",       "torchvision", "inductor", "load_library"};
     if (!ns.empty() && !kBuiltin.count(ns) && r.find('.', 10) != std::string::npos) return r;
   }
-  if (!r.empty() && r != c.callee_written) {  // an imported function
-    // Kernel libraries: their ops (flash_attn's interface, xformers.ops, mamba_ssm.ops, …); not
-    // when the file belongs to that library itself (its own helpers are judged by their module).
-    static const std::set<std::string> kKernelLibraries = {
-        "flash_attn", "xformers",   "apex",       "mamba_ssm",          "causal_conv1d", "liger_kernel",
-        "fla",        "flashinfer", "sgl_kernel", "transformer_engine", "deepspeed",     "vllm"};
+  // Kernel libraries: their ops (flash_attn's interface, xformers.ops, mamba_ssm.ops, stk.ops, …),
+  // imported or called through the library's module; not when the file belongs to that library
+  // itself (its own helpers are judged by their module).
+  if (!r.empty() && kernelLibrary(r)) {
     const std::string lib = rootPart(r);
     // Appends, not operator+: GCC 12 misreads `"." + std::string(…) + "."` (-Wrestrict).
     const std::string own = std::string(".").append(m_.dottedName()).append(".");
-    if (kKernelLibraries.count(lib) &&
-        own.find(std::string(".").append(lib).append(".")) == std::string::npos &&
+    if (own.find(std::string(".").append(lib).append(".")) == std::string::npos &&
         (r.find(".ops.") != std::string::npos || r.find("_interface.") != std::string::npos ||
-         lib == "causal_conv1d" || lib == "apex" || lib == "flashinfer" || lib == "sgl_kernel"))
+         lib == "causal_conv1d" || lib == "apex" || lib == "flashinfer" || lib == "sgl_kernel" ||
+         lib == "grouped_gemm"))
       return r;
+  }
+  if (!r.empty() && r != c.callee_written) {  // an imported function
     // Helpers of a kernels module (device contexts, block-size calculators, checks) are not kernels.
     static const char* const kHelperPrefixes[] = {
         "get_", "is_",        "has_",       "calculate_", "ensure_",  "check_", "torch_",  "set_", "_get",

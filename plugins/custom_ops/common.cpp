@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <set>
 
 namespace custom_ops {
 
@@ -156,6 +157,14 @@ std::string clip(std::string_view s, std::size_t max) {
   std::size_t cut = max;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return std::string(s.substr(0, cut)) + "…";
+}
+
+bool kernelLibrary(const std::string& module) {
+  static const std::set<std::string> kLibraries = {
+      "flash_attn",   "xformers", "apex",       "mamba_ssm",   "causal_conv1d",
+      "liger_kernel", "fla",      "flashinfer", "sgl_kernel",  "transformer_engine",
+      "deepspeed",    "vllm",     "stk",        "grouped_gemm"};
+  return kLibraries.count(module.substr(0, module.find('.'))) > 0;
 }
 
 bool kernelishModule(const std::string& module) {

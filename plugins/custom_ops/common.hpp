@@ -72,6 +72,9 @@ bool startsWith(std::string_view s, std::string_view prefix);
 bool endsWith(std::string_view s, std::string_view suffix);
 /// A module path whose segments name kernels (kernels, triton, csrc, _C, cuda, *_kernels, ...).
 bool kernelishModule(const std::string& module);
+/// A module of a third-party CUDA kernel library (flash_attn, xformers, stk, grouped_gemm, …):
+/// its imported functions run kernels (autograd_functions.cpp, extension_glue.cpp).
+bool kernelLibrary(const std::string& module);
 /// Truncates to `max` characters (UTF-8 safe), adding "…" when cut.
 std::string clip(std::string_view s, std::size_t max);
 

@@ -225,9 +225,26 @@ void parse(const Text& t, PyFile& f) {
   static const RE2 kDef(R"(^(?:async\s+)?def\s+(\w+)\s*\()", bytePattern());
   static const RE2 kClass(R"(^class\s+(\w+)\s*\((.*)\)\s*:)", bytePattern());
   static const RE2 kAlias(R"(^\s*([\w.]+)(?:\s+as\s+(\w+))?\s*$)", bytePattern());
+  static const RE2 kAssign(R"(^([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=])", bytePattern());
+  // Names bound by `import lib` of a kernel library, and the top-level assignments that read one
+  // (`backend = grouped_gemm.backend if ok else None`): blocks of their own, so that a module
+  // re-binding a library's ops exports the name (`gg.backend.gmm(…)` elsewhere reaches it).
+  std::set<std::string> library_names;
+  std::vector<std::size_t> assignments;  // indices in f.functions
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const Line& l = lines[i];
     if (l.text.empty()) continue;
+    if (!library_names.empty() && l.indent == 0) {
+      re2::StringPiece name;
+      if (RE2::PartialMatch(l.text, kAssign, &name) &&
+          std::any_of(library_names.begin(), library_names.end(),
+                      [&](const std::string& n) { return l.text.find(n + ".") != std::string::npos; })) {
+        assignments.push_back(f.functions.size());
+        f.functions.push_back(
+            {str(name), i, l.begin + static_cast<std::size_t>(name.data() - l.text.data()), i + 1, {}});
+        continue;
+      }
+    }
     const char c0 = l.text[0];
     if (c0 != 'i' && c0 != 'f' && c0 != 'd' && c0 != 'a' && c0 != 'c') continue;
     re2::StringPiece m1, m2;
@@ -239,8 +256,10 @@ void parse(const Text& t, PyFile& f) {
         if (comma == std::string::npos) comma = list.size();
         re2::StringPiece a1, a2;
         const std::string part = list.substr(p, comma - p);
-        if (RE2::FullMatch(part, kAlias, &a1, &a2))
+        if (RE2::FullMatch(part, kAlias, &a1, &a2)) {
           f.imports.push_back({i, str(a1), "", a2.data() ? str(a2) : str(a1), false});
+          if (kernelLibrary(f.imports.back().module)) library_names.insert(f.imports.back().bound);
+        }
         p = comma + 1;
       }
     } else if (startsWith(l.text, "from ") && RE2::FullMatch(l.text, kFrom, &m1, &m2)) {
@@ -287,7 +306,11 @@ void parse(const Text& t, PyFile& f) {
   std::set<std::string_view> names;
   for (const Import& imp : f.imports) names.insert(imp.bound);
   for (const Block& fn : f.functions) names.insert(fn.name);
-  for (Block& fn : f.functions) readUses(t, fn.line + 1, fn.body_end, names, fn.uses);
+  for (std::size_t k = 0; k < f.functions.size(); ++k) {
+    Block& fn = f.functions[k];
+    const bool assignment = std::find(assignments.begin(), assignments.end(), k) != assignments.end();
+    readUses(t, assignment ? fn.line : fn.line + 1, fn.body_end, names, fn.uses);
+  }
   for (Block& cls : f.classes) readUses(t, cls.line + 1, cls.body_end, names, cls.uses);
   // A function that uses none of them can reach no extension.
   std::erase_if(f.functions, [](const Block& fn) {
@@ -324,6 +347,8 @@ bool mayImportExtension(std::string_view text) {
       if (word == "import" || word == "from" || word == "as") continue;
       if (module.empty()) module = word;
       if (looksLikeExtensionModule(word) || looksLikeExtensionModule(module + "." + word)) return true;
+      // `import grouped_gemm`: a kernel library's ops reached through its module (usedImports).
+      if (startsWith(line, "import ") && kernelLibrary(word)) return true;
     }
   }
   return false;
@@ -395,14 +420,6 @@ void declaredExtensions(const std::string& path, std::string_view text,
   declaredThroughHelpers(path, text, out);
 }
 
-/// Libraries whose imported functions the module pass takes as kernels (see autograd_functions.cpp).
-bool kernelLibrary(const std::string& module) {
-  static const std::set<std::string> kLibraries = {
-      "flash_attn", "xformers",   "apex",       "mamba_ssm",          "causal_conv1d", "liger_kernel",
-      "fla",        "flashinfer", "sgl_kernel", "transformer_engine", "deepspeed",     "vllm"};
-  return kLibraries.count(module.substr(0, module.find('.'))) > 0;
-}
-
 class Glue {
  public:
   Glue(std::vector<PyFile>& files, std::map<std::string, std::string> declared)
@@ -443,8 +460,9 @@ class Glue {
   bool anyExtensionImport() const {
     for (const PyFile& f : files_)
       for (const Import& imp : f.imports)
-        if (!imp.star && (extension(imp.name.empty() ? imp.module : imp.module + "." + imp.name) ||
-                          (!imp.name.empty() && extension(imp.module))))
+        if (!imp.star &&
+            (extension(imp.name.empty() ? imp.module : imp.module + "." + imp.name) ||
+             (!imp.name.empty() && extension(imp.module)) || (imp.name.empty() && kernelLibrary(imp.module))))
           return true;
     return false;
   }
@@ -493,6 +511,11 @@ class Glue {
           imp.module.substr(0, imp.module.find('.')) == f.dotted.substr(0, f.dotted.find('.'));
       if (!imp.name.empty() && (kernelishModule(imp.module) || (kernelLibrary(imp.module) && !own_library))) {
         if (called) add(Way::Kernel);
+        continue;
+      }
+      // `import grouped_gemm` … `grouped_gemm.backend.gmm(…)`: the library's ops through its module.
+      if (imp.name.empty() && kernelLibrary(imp.module) && !own_library) {
+        if (!attrs.empty()) add(Way::Kernel);
         continue;
       }
       // A module of the repository: `import pkg.impl as m` / `from pkg import impl`, then m.helper().

@@ -37,7 +37,8 @@ struct UsedImport {
   std::vector<std::string> attributes;  ///< read on the bound name (Way::Module)
 };
 
-/// A block: a top-level function or an autograd Function class, with what its body uses.
+/// A block: a top-level function, a top-level assignment that reads a kernel library's module
+/// (its one line is its body), or an autograd Function class, with what its body uses.
 struct Block {
   std::string name;
   std::size_t line = 0;
@@ -65,7 +66,7 @@ struct PyFile {
   bool package = false;
   bool autograd_import = false;  ///< `from torch.autograd import` / `from torch.autograd.function import`
   std::vector<Import> imports;
-  std::vector<Block> functions;         ///< top level
+  std::vector<Block> functions;         ///< top level (functions and kernel-library assignments)
   std::vector<Block> classes;           ///< autograd Functions, any level
   std::set<std::string> exports;        ///< names of this module that reach an extension
   std::map<std::string, bool> helpers;  ///< top-level function -> reached only through other files
@@ -79,7 +80,7 @@ struct Scan {
 };
 
 /// The memo's kind (WorkspaceView::remember); bump it when the encoding changes.
-inline constexpr const char* kMemoKind = "extension-glue/1";
+inline constexpr const char* kMemoKind = "extension-glue/2";
 
 /// A file's memo: its scan and, when `summarised`, the summary parse() took of it (imports,
 /// functions and autograd classes of `file`; its path and module name are not in the memo).

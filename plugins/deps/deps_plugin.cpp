@@ -29,7 +29,7 @@ using deps::Verdict;
 constexpr const char* kRuleFiles[] = {
     "rules/dependencies.yaml",       // DEP-001..008
     "rules/build_environment.yaml",  // DEP-009..011, DEP-024, DEP-025
-    "rules/imports.yaml",            // DEP-012..023, DEP-026
+    "rules/imports.yaml",            // DEP-012..023, DEP-026, DEP-029
     "rules/switches.yaml",           // DEP-027, DEP-028
 };
 
@@ -517,6 +517,8 @@ class DepsPlugin final : public Plugin {
       replacement = "conda-forge / defaults without the CUDA packages (torch_npu comes from PyPI)";
     } else if (x.option == "--torch-backend") {
       replacement = "--torch-backend=cpu";
+    } else if (x.option == "--extra") {
+      replacement = "the project's CPU extra (torch from the CPU index); torch_npu comes from PyPI";
     }
     std::map<std::string, std::string> vars{
         {"npu", replacement}, {"value", x.url}, {"source", x.source}, {"option", x.option}};

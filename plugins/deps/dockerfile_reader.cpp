@@ -4,10 +4,12 @@
 
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "manifest.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "requirement.hpp"
 
 namespace deps {
 namespace {
@@ -47,6 +49,25 @@ std::vector<Token> tokens(std::string_view s, std::size_t from) {
     out.push_back(std::move(t));
   }
   return out;
+}
+
+/// Where the CUDA part of an image reference is written when it comes from a variable: the
+/// latest value written for a variable the reference uses (`pytorch/pytorch:${TAG}`) that carries
+/// a CUDA tag (`ARG TAG=2.3.0-cuda12.1-cudnn8-runtime`); none when no such value exists.
+std::optional<migrate::sdk::SourceRange> taggedWhere(
+    const std::string& image,
+    const std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>>& written) {
+  std::optional<migrate::sdk::SourceRange> where;
+  for (std::size_t at = image.find('$'); at != std::string::npos; at = image.find('$', at + 1)) {
+    std::size_t b = at + 1 + (at + 1 < image.size() && image[at + 1] == '{' ? 1 : 0);
+    std::size_t e = b;
+    while (e < image.size() && (std::isalnum(static_cast<unsigned char>(image[e])) || image[e] == '_')) ++e;
+    const auto values = written.find(image.substr(b, e - b));
+    if (values == written.end()) continue;
+    for (const auto& [range, raw] : values->second)
+      if (!cudaTag(raw).empty()) where = range;
+  }
+  return where;
 }
 
 /// NAME when `image` is only a variable reference (`$NAME`, `${NAME}`, `${NAME:-…}`), else "".
@@ -173,6 +194,8 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
             where = range;
             break;
           }
+      } else if (const auto tag = taggedWhere(image.value, written)) {
+        where = *tag;  // `FROM pytorch/pytorch:${TAG}` with `ARG TAG=2.3.0-cuda12.1-…`
       }
       out.images.push_back({path, where, image.value, resolved});
     } else if (instruction == "ARG" || instruction == "ENV") {
@@ -193,7 +216,22 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
         const auto eq = tok.value.find('=');
         const std::string value = eq == std::string::npos ? "" : tok.value.substr(eq + 1);
         // ARG defaults and ENV values, for FROM and RUN (a build argument can still override them).
-        if (instruction == "ARG" || !value.empty()) args[name] = substituteVariables(value, args);
+        // `ARG NAME` without a default inside a stage brings the global ARG's value into it.
+        if (!value.empty() || (instruction == "ARG" && !args.count(name)))
+          args[name] = substituteVariables(value, args);
+        // `ARG WHEEL=flash_attn-2.8.3+cu12torch2.8-….whl`, installed later as $WHEEL: the wheel
+        // is a dependency where it is named.
+        if (value.size() > 4 && value.compare(value.size() - 4, 4, ".whl") == 0)
+          if (auto req = parseRequirement(args[name])) {
+            DependencyUse d;
+            d.file = path;
+            d.range = ll.range(index, tok.begin + (eq == std::string::npos ? 0 : eq + 1), tok.end);
+            d.written = value;
+            d.req = *req;
+            d.source = "dockerfile";
+            d.section = instruction;
+            out.dependencies.push_back(std::move(d));
+          }
         if (!value.empty()) written[name].emplace_back(ll.range(index, tok.begin, tok.end), value);
         out.environment.push_back({path, ll.range(index, tok.begin, tok.end), instruction, name, value});
         if (isIndexVariable(name) && !value.empty())
@@ -224,6 +262,29 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
       readRunSettings(path, ll, r, index, out);
     }
   }
+  cudaExtras("dockerfile", written, out);
+}
+
+void cudaExtras(
+    const std::string& source,
+    const std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>>& written,
+    Manifests& out) {
+  // The whole name is a CUDA build tag (`cu129`, `cuda12`), as PyTorch's wheel indexes name them.
+  auto cudaBuild = [](std::string name) {
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return !name.empty() && cudaTag(name) == name;
+  };
+  for (const ExtraUse& x : out.extras) {
+    const std::string var = variableOnly(x.written);
+    const auto values = var.empty() ? written.end() : written.find(var);
+    if (values != written.end()) {
+      for (const auto& [range, raw] : values->second)
+        if (cudaBuild(raw)) out.indexes.push_back({x.file, range, raw, "--extra", source});
+    } else if (cudaBuild(x.resolved)) {
+      out.indexes.push_back({x.file, x.range, x.resolved, "--extra", source});
+    }
+  }
+  out.extras.clear();
 }
 
 }  // namespace deps

@@ -91,6 +91,16 @@ struct IncludeRef {
 };
 
 /// Everything the readers found in the repository.
+/// `--extra NAME` / `--group NAME` of `uv sync` / `uv run` / `uv pip install`: a pyproject extra
+/// or dependency group chosen at install time, as written (`cu129`, `${UV_EXTRA}`) and with the
+/// reader's variables substituted.
+struct ExtraUse {
+  std::string file;
+  migrate::sdk::SourceRange range;
+  std::string written;
+  std::string resolved;
+};
+
 struct Manifests {
   std::vector<DependencyUse> dependencies;
   std::vector<IndexUse> indexes;
@@ -99,6 +109,8 @@ struct Manifests {
   std::vector<ToolkitModuleUse> toolkit_modules;
   std::vector<NvidiaAptUse> nvidia_apt;
   std::vector<IncludeRef> includes;
+  /// Filled by readInstallCommands and consumed by the reader that called it (cudaExtras).
+  std::vector<ExtraUse> extras;
   std::vector<migrate::sdk::Diagnostic> diagnostics;
   /// Normalised names of the repository's own distributions (pyproject, setup.cfg, setup.py):
   /// installing them is not a third-party dependency.
@@ -148,6 +160,15 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
 void readInstallCommands(const std::string& path, const LogicalLine& line, std::size_t begin,
                          const migrate::sdk::LineIndex& index, const std::string& source,
                          const std::map<std::string, std::string>& variables, Manifests& out);
+
+/// The extras and groups read since the last call that name a CUDA build (`uv sync --extra cu129`, the way
+/// uv projects pick their PyTorch CUDA index) become index uses (DEP-009) where the name is
+/// written: at the word, or, for a word that is only a variable, at each value `written` gives it
+/// (a Dockerfile's `ARG UV_EXTRA=cu129`). `out.extras` is emptied.
+void cudaExtras(
+    const std::string& source,
+    const std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>>& written,
+    Manifests& out);
 
 /// The NVIDIA apt repository steps of one logical shell line (a Dockerfile RUN, a script line),
 /// from character `begin` on: one per line of the file, the first on it.

@@ -265,6 +265,15 @@ class InstallScanner {
       args = i + 3;
     } else if (prog == "uv" && i + 1 < w.size() && w[i + 1].value == "pip") {
       args = i + 2;
+    } else if (prog == "uv" && i + 1 < w.size() && (w[i + 1].value == "sync" || w[i + 1].value == "run")) {
+      // The options up to the first other word (`uv run … python -m x` runs x with its own).
+      for (std::size_t k = i + 2; k < w.size() && !w[k].value.empty() && w[k].value[0] == '-'; ++k) {
+        std::string opt = w[k].value;
+        if (const auto [value, word] = optionValue(w, k, opt, kPipValueOptions);
+            word && (opt == "--extra" || opt == "--group"))
+          extra(*word, value);
+      }
+      return;
     } else if (prog == "conda" || prog == "mamba" || prog == "micromamba") {
       args = i + 1;
       conda = true;
@@ -328,6 +337,8 @@ class InstallScanner {
           out_.includes.push_back({path_, line_.line, value, opt == "-c" || opt == "--constraint", false});
         } else if (opt == "-e" || opt == "--editable") {
           dependency(*value_word, value, true);
+        } else if (opt == "--extra" || opt == "--group") {
+          extra(*value_word, value);
         } else if (opt == "-i" || opt == "--index-url" || opt == "--extra-index-url" || opt == "-f" ||
                    opt == "--find-links" || opt == "--index" || opt == "--default-index" ||
                    opt == "--torch-backend") {
@@ -340,8 +351,19 @@ class InstallScanner {
     }
   }
 
+  void extra(const Word& word, const std::string& value) {
+    // `--extra=${X}` keeps the whole word: the value's own text is after the '='.
+    std::string written = word.value;
+    if (const auto eq = written.find('='); written.rfind("--", 0) == 0 && eq != std::string::npos)
+      written = written.substr(eq + 1);
+    out_.extras.push_back({path_, range(word), written, value});
+  }
+
   void dependency(const Word& word, std::string value, bool editable) {
     if (value.empty() || value[0] == '$' || value[0] == '`') return;  // a variable: unknown here
+    // `/wheels/${WHEEL}` with `ARG WHEEL=….whl`: the wheel is reported where it is named.
+    auto wheel = [](const std::string& v) { return v.size() > 4 && v.compare(v.size() - 4, 4, ".whl") == 0; };
+    if (wheel(value) && !wheel(word.value) && word.value.find('$') != std::string::npos) return;
     // "pytorch-triton==$(cat triton_version.txt)": a version computed by the step; the name stays.
     if (const auto at = value.find("$("); at != std::string::npos) {
       value.resize(at);
@@ -559,10 +581,11 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     readToolkitModules(path, ll, first, index, out);
     readNvidiaAptSteps(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos &&
-        ll.text.find("clone") == std::string::npos)
+        ll.text.find("clone") == std::string::npos && ll.text.find("uv sync") == std::string::npos)
       continue;
     readInstallCommands(path, ll, first, index, "shell", variables, out);
   }
+  cudaExtras("shell", {}, out);
 }
 
 }  // namespace deps

@@ -1,9 +1,10 @@
 // The device plugin: the device layer of a CUDA code base — torch.cuda APIs, device strings and
 // placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
 // is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp,
-// lightning_auto_accelerator.hpp and script_device.hpp (shell launch scripts). See README.md for one entry
-// per rule id.
+// lightning_auto_accelerator.hpp, script_device.hpp (shell launch scripts) and config_device.hpp
+// (YAML configuration files). See README.md for one entry per rule id.
 
+#include "config_device.hpp"
 #include "device_embedded_rules.hpp"
 #include "device_string_asserts.hpp"
 #include "lightning_auto_accelerator.hpp"
@@ -17,13 +18,13 @@ using namespace migrate::sdk;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
-    "rules/device_placement.yaml",  // DEV-016..022
+    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
-    "rules/backends.yaml",          // DEV-027..032
+    "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036
     "rules/environment.yaml",       // DEV-037..040
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..060
+    "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065
 };
 
 class DevicePlugin final : public Plugin {
@@ -45,6 +46,7 @@ class DevicePlugin final : public Plugin {
     lightning_auto_accelerator_ = &context.requireRule("DEV-060");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
                 context.rule("DEV-053"), context.rule("DEV-001")};
+    configs_ = {context.rule("DEV-023"), context.rule("DEV-049")};
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {
@@ -53,15 +55,17 @@ class DevicePlugin final : public Plugin {
       device::checkLightningAutoAccelerator(module, *lightning_auto_accelerator_, sink);
   }
 
-  /// Shell launch scripts (script_device.hpp).
+  /// Shell launch scripts (script_device.hpp) and YAML configuration files (config_device.hpp).
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
     device::checkScripts(workspace, scripts_, sink);
+    device::checkConfigFiles(workspace, configs_, sink);
   }
 
  private:
   const RuleInfo* device_string_assert_ = nullptr;        ///< DEV-052, set by configure()
   const RuleInfo* lightning_auto_accelerator_ = nullptr;  ///< DEV-060, set by configure()
   device::ScriptRules scripts_;                           ///< set by configure(); disabled rules are null
+  device::ConfigRules configs_;                           ///< set by configure(); disabled rules are null
 };
 
 }  // namespace

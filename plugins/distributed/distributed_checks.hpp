@@ -47,6 +47,10 @@ void checkLightningStrategies(const migrate::sdk::Module& module, const RuleTabl
 void checkLocalRankDevice(const migrate::sdk::Module& module, const RuleTable& rules,
                           migrate::sdk::FindingSink& sink);
 
+/// DIST-001 in YAML configuration files (`backend: nccl`).
+void checkConfigBackends(const migrate::sdk::WorkspaceView& workspace, const RuleTable& rules,
+                         migrate::sdk::FindingSink& sink);
+
 /// DIST-008..011 in shell launch scripts and Dockerfiles.
 void checkScriptEnvironment(const migrate::sdk::WorkspaceView& workspace, const RuleTable& rules,
                             migrate::sdk::FindingSink& sink);

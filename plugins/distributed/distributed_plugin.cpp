@@ -66,6 +66,7 @@ class DistributedPlugin final : public Plugin {
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
     if (!configured_) return;
     distributed::checkScriptEnvironment(workspace, rules_, sink);
+    distributed::checkConfigBackends(workspace, rules_, sink);
   }
 
  private:

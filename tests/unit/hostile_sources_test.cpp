@@ -131,6 +131,37 @@ TEST(HostileSources, DependencyFilesDoNotOverflowTheStack) {
   EXPECT_TRUE(after_index) << "the requirement after the long index URL is read";
 }
 
+// YAML configuration files (device config_device.cpp, distributed config_backend.cpp) are read
+// with yaml-cpp, which recurses once per nesting level: a file nested deeper than any
+// configuration is refused with a diagnostic, one that does not parse is recorded, and the
+// settings of the files beside them are still reported.
+TEST(HostileSources, ConfigFilesNestedOrBrokenAreRefusedWithADiagnostic) {
+  TempDir repo;
+  writeFile(repo / "configs" / "deep.yaml", "device: cuda\nx: " + repeated("[", 200000) + "\n");
+  writeFile(
+      repo / "configs" / "indented.yaml", "device: cuda\n" + [] {
+        std::string s;
+        for (int i = 0; i < 600; ++i)
+          s += std::string(static_cast<std::size_t>(i), ' ') + "k" + std::to_string(i) + ":\n";
+        return s;
+      }());
+  writeFile(repo / "configs" / "broken.yaml", "device: cuda\n  bad: [unclosed\n");
+  writeFile(repo / "configs" / "train.yaml", "trainer:\n  accelerator: gpu\n  device: cuda\nbackend: nccl\n");
+  TempDir out;
+  const auto doc = analyze(repo, out);
+  ASSERT_TRUE(doc.is_object());
+  std::vector<std::string> refused;
+  for (const auto& d : doc["diagnostics"])
+    if (d["code"] == "config-unparsed") refused.push_back(d["file"].get<std::string>());
+  std::sort(refused.begin(), refused.end());
+  EXPECT_EQ(refused,
+            (std::vector<std::string>{"configs/broken.yaml", "configs/deep.yaml", "configs/indented.yaml"}));
+  const auto train = findingsIn(doc, "configs/train.yaml");
+  EXPECT_TRUE(has(train, "DEV-049", 2)) << "accelerator: gpu";
+  EXPECT_TRUE(has(train, "DEV-023", 3)) << "device: cuda";
+  EXPECT_TRUE(has(train, "DIST-001", 4)) << "backend: nccl";
+}
+
 // The cross-file glue pass (custom_ops extension_glue.cpp) read import, class and build lines with
 // std::regex: a setup.py naming an extension of 300,000 characters overflowed the stack.
 TEST(HostileSources, ExtensionGlueReadsLinesOfMegabytes) {

@@ -359,8 +359,8 @@ bool placeMatches(const StringPosition& p, const sdk::StringFact& s) {
       return s.context == C::Compare && !(p.kept_only && s.branch_test);
     case K::AssignTo:
       return s.context == C::Assignment && p.target && p.target->search(s.name);
-    case K::SubscriptOf:
-      return s.context == C::Subscript && contains(p.names, s.callee);
+    case K::SubscriptOf:  // "*": a subscript of any value (`props["warpSize"]`)
+      return s.context == C::Subscript && (contains(p.names, s.callee) || contains(p.names, "*"));
     case K::Returned:
       return s.context == C::Return;
   }

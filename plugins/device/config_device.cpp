@@ -1,0 +1,56 @@
+// The device layer in YAML configuration files (Hydra, OmegaConf, Lightning CLI, RL configs): a
+// device setting `device: cuda` / `cuda:0` (DEV-023, the rule of the same string in Python, where
+// it is assigned to a device name) and a Lightning accelerator `accelerator: gpu` (DEV-049). The
+// program passes these values on to torch or Lightning, so the finding stands where the value is
+// written, as it does for a Python constant.
+
+#include "config_device.hpp"
+
+#include <string>
+
+#include "migrate/sdk/text_position.hpp"
+#include "plugin_support/byte_regex.hpp"
+#include "plugin_support/config_values.hpp"
+
+namespace device {
+
+using namespace migrate::sdk;
+
+void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, FindingSink& sink) {
+  // The names DEV-023's `assign_to` reads as a device (`device`, `train_device`, `device_type`).
+  static const RE2 kDeviceKey(R"((?i)(\w*_)?(dev|devices?)(_(type|name|str))?)",
+                              plugin_support::bytePattern());
+  static const RE2 kAcceleratorKey(R"((?i)(\w*_)?accelerator)", plugin_support::bytePattern());
+  static const RE2 kCuda(R"((?i)cuda(:\d*)?)", plugin_support::bytePattern());
+  static const RE2 kGpu(R"((?i)gpu|cuda)", plugin_support::bytePattern());
+  auto full = [](const RE2& re, const std::string& s) {
+    return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);
+  };
+  for (const FileEntry& file : workspace.files()) {
+    if (!plugin_support::isConfigFile(file.path)) continue;
+    const auto text = workspace.read(file.path);
+    if (!text || (text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos))
+      continue;
+    std::string error;
+    const auto values = plugin_support::configValues(*text, error);
+    if (!error.empty()) {
+      sink.diagnose({Severity::Info, "config-unparsed", file.path, 0, "not read as YAML: " + error});
+      continue;
+    }
+    const LineIndex index(*text);
+    for (const auto& v : values) {
+      const RuleInfo* rule = nullptr;
+      if (rules.device_string && full(kDeviceKey, v.key) && full(kCuda, v.value))
+        rule = rules.device_string;
+      else if (rules.accelerator && full(kAcceleratorKey, v.key) && full(kGpu, v.value))
+        rule = rules.accelerator;
+      if (!rule) continue;
+      Finding f =
+          findingFrom(*rule, file.path, index.range(v.begin, v.end), v.value, {}, {{"value", v.value}});
+      f.details = {{"file_kind", "config"}, {"key", v.key}};
+      sink.report(std::move(f));
+    }
+  }
+}
+
+}  // namespace device

@@ -1,0 +1,18 @@
+#pragma once
+/// The device layer in YAML configuration files (see config_device.cpp).
+
+#include "migrate/sdk/finding.hpp"
+#include "migrate/sdk/workspace.hpp"
+
+namespace device {
+
+/// The rules the configuration pass reports; a null rule is not checked.
+struct ConfigRules {
+  const migrate::sdk::RuleInfo* device_string = nullptr;  ///< DEV-023
+  const migrate::sdk::RuleInfo* accelerator = nullptr;    ///< DEV-049
+};
+
+void checkConfigFiles(const migrate::sdk::WorkspaceView& workspace, const ConfigRules& rules,
+                      migrate::sdk::FindingSink& sink);
+
+}  // namespace device

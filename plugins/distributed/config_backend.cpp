@@ -1,0 +1,36 @@
+// DIST-001 in YAML configuration files (Hydra, OmegaConf, Lightning CLI): a process-group backend
+// set to NCCL (`backend: nccl`, `dist_backend: nccl`). The program passes the value on to
+// init_process_group, so the finding stands where it is written, as for a Python constant.
+
+#include <string>
+
+#include "distributed_checks.hpp"
+#include "migrate/sdk/text_position.hpp"
+#include "plugin_support/byte_regex.hpp"
+#include "plugin_support/config_values.hpp"
+
+namespace distributed {
+
+using namespace migrate::sdk;
+
+void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules, FindingSink& sink) {
+  static const RE2 kBackendKey(R"((?i)\w*backend\w*)", plugin_support::bytePattern());
+  static const RE2 kNccl(R"((?i)nccl)", plugin_support::bytePattern());
+  for (const FileEntry& file : workspace.files()) {
+    if (!plugin_support::isConfigFile(file.path)) continue;
+    const auto text = workspace.read(file.path);
+    if (!text || text->find("nccl") == std::string::npos) continue;
+    std::string error;  // recorded by the device plugin, which reads the same files
+    const auto values = plugin_support::configValues(*text, error);
+    const LineIndex index(*text);
+    for (const auto& v : values) {
+      if (!RE2::FullMatch(v.key, kBackendKey) || !RE2::FullMatch(v.value, kNccl)) continue;
+      Finding f = findingFrom(*rules.nccl_backend, file.path, index.range(v.begin, v.end), v.value, {},
+                              {{"value", v.value}});
+      f.details = {{"file_kind", "config"}, {"key", v.key}};
+      sink.report(std::move(f));
+    }
+  }
+}
+
+}  // namespace distributed
