@@ -204,7 +204,10 @@ class DepsPlugin final : public Plugin {
     Manifests m;
     if (setup_py) deps::readSetupPy(module, m);
     deps::readEmbeddedImages(module, m);
-    if (!setup_py && m.images.empty()) return;
+    deps::readEmbeddedCommands(module, m);
+    if (!setup_py && m.images.empty() && m.dependencies.empty() && m.indexes.empty() &&
+        m.nvidia_apt.empty() && m.toolkit_modules.empty())
+      return;
     report(m, {{std::string(path), std::string(module.source())}}, sink);
   }
 

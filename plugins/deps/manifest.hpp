@@ -90,7 +90,6 @@ struct IncludeRef {
   bool report_missing = true;  ///< false where the base directory is a guess (shell, Dockerfile)
 };
 
-/// Everything the readers found in the repository.
 /// `--extra NAME` / `--group NAME` of `uv sync` / `uv run` / `uv pip install`: a pyproject extra
 /// or dependency group chosen at install time, as written (`cu129`, `${UV_EXTRA}`) and with the
 /// reader's variables substituted.
@@ -101,6 +100,7 @@ struct ExtraUse {
   std::string resolved;
 };
 
+/// Everything the readers found in the repository.
 struct Manifests {
   std::vector<DependencyUse> dependencies;
   std::vector<IndexUse> indexes;
@@ -192,6 +192,11 @@ void readSetupPy(const migrate::sdk::Module& module, Manifests& out);
 /// Container images a Python file names in code: Dockerfile text in a string, and whole image
 /// references of CUDA registries (nvidia/cuda, nvcr.io/nvidia, pytorch/pytorch), as base images.
 void readEmbeddedImages(const migrate::sdk::Module& module, Manifests& out);
+
+/// Steps a Python file hands to a container image builder (Modal's `Image.from_registry`,
+/// `.run_commands`, `.apt_install`, `.pip_install`): read as the FROM or shell step each becomes,
+/// reported at the string (embedded_commands.cpp).
+void readEmbeddedCommands(const migrate::sdk::Module& module, Manifests& out);
 
 /// Which reader a repository file needs, from its path.
 enum class ManifestKind {

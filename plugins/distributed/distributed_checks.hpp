@@ -47,6 +47,11 @@ void checkLightningStrategies(const migrate::sdk::Module& module, const RuleTabl
 void checkLocalRankDevice(const migrate::sdk::Module& module, const RuleTable& rules,
                           migrate::sdk::FindingSink& sink);
 
+/// DIST-008..011 for settings named after NCCL variables and given a string (`NCCL_DEBUG: str =
+/// "INFO"` in an environment-settings dataclass that the program exports later).
+void checkEnvironmentFields(const migrate::sdk::Module& module, const RuleTable& rules,
+                            migrate::sdk::FindingSink& sink);
+
 /// DIST-001 in YAML configuration files (`backend: nccl`).
 void checkConfigBackends(const migrate::sdk::WorkspaceView& workspace, const RuleTable& rules,
                          migrate::sdk::FindingSink& sink);

@@ -61,6 +61,7 @@ class DistributedPlugin final : public Plugin {
     distributed::checkDataParallelBases(module, rules_, sink);
     distributed::checkLocalRankDevice(module, rules_, sink);
     distributed::checkLightningStrategies(module, rules_, sink);
+    distributed::checkEnvironmentFields(module, rules_, sink);
   }
 
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {

@@ -1,5 +1,6 @@
 // DIST-008..011 in launch scripts: NCCL_* / TORCH_NCCL_* variables set or read in shell scripts
-// (*.sh, *.bash) and Dockerfiles. Comments and echo/printf lines are prose, not settings.
+// (*.sh, *.bash) and Dockerfiles. Comments and echo/printf lines are prose, not settings. And in
+// Python, settings named after such a variable and given a string (checkEnvironmentFields).
 
 #include <algorithm>
 #include <cctype>
@@ -95,6 +96,29 @@ void checkScriptEnvironment(const WorkspaceView& workspace, const RuleTable& rul
     const auto text = workspace.read(file.path);
     if (!text || text->find("NCCL_") == std::string::npos) continue;
     scanScript(file.path, *text, rules, sink);
+  }
+}
+
+void checkEnvironmentFields(const Module& module, const RuleTable& rules, FindingSink& sink) {
+  const std::string_view source = module.source();
+  if (source.find("NCCL_") == std::string_view::npos) return;
+  for (const StringFact& s : module.strings()) {
+    if (s.context != StringContext::Assignment || s.name.find("NCCL_") == std::string::npos) continue;
+    // The target as written: `NCCL_DEBUG: str = "INFO"` in a settings class, `self.NCCL_…`; a dict
+    // key (`{"NCCL_DEBUG": "INFO"}`) is a string, which the environment rules read themselves.
+    const std::string name =
+        s.name.substr(s.name.rfind('.') == std::string::npos ? 0 : s.name.rfind('.') + 1);
+    const RuleInfo* rule = environmentRule(name, rules);
+    if (rule == nullptr) continue;
+    const std::size_t line_start = source.rfind('\n', s.range.start_byte) + 1;  // npos + 1 == 0
+    const std::string_view before = source.substr(line_start, s.range.start_byte - line_start);
+    if (before.find('"' + name) != std::string_view::npos ||
+        before.find('\'' + name) != std::string_view::npos)
+      continue;
+    Finding f = findingFrom(*rule, std::string(module.path()), s.range, name, {}, {{"value", name}});
+    f.details["variable"] = name;
+    f.details["context"] = "assigned-to:" + s.name;
+    sink.report(std::move(f));
   }
 }
 
