@@ -2,7 +2,7 @@
 // device setting `device: cuda` / `cuda:0` (DEV-023, the rule of the same string in Python, where
 // it is assigned to a device name) and a Lightning accelerator `accelerator: gpu` (DEV-049). The
 // program passes these values on to torch or Lightning, so the finding stands where the value is
-// written, as it does for a Python constant.
+// written, as it does for a Python constant; a device string gets DEV-023's rename there.
 
 #include "config_device.hpp"
 
@@ -48,6 +48,9 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
       Finding f =
           findingFrom(*rule, file.path, index.range(v.begin, v.end), v.value, {}, {{"value", v.value}});
       f.details = {{"file_kind", "config"}, {"key", v.key}};
+      // DEV-023's rename, as in Python: `cuda:0` → `npu:0`. The accelerator needs more than a name.
+      if (const long at = plugin_support::wordIn(*text, v, "cuda"); rule == rules.device_string && at >= 0)
+        f.edits.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 4), "npu"});
       sink.report(std::move(f));
     }
   }

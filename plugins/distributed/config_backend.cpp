@@ -1,6 +1,7 @@
 // DIST-001 in YAML configuration files (Hydra, OmegaConf, Lightning CLI): a process-group backend
 // set to NCCL (`backend: nccl`, `dist_backend: nccl`). The program passes the value on to
-// init_process_group, so the finding stands where it is written, as for a Python constant.
+// init_process_group, so the finding stands where it is written, as for a Python constant, with
+// DIST-001's rename.
 
 #include <string>
 
@@ -28,6 +29,8 @@ void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules,
       Finding f = findingFrom(*rules.nccl_backend, file.path, index.range(v.begin, v.end), v.value, {},
                               {{"value", v.value}});
       f.details = {{"file_kind", "config"}, {"key", v.key}};
+      if (const long at = plugin_support::wordIn(*text, v, "nccl"); at >= 0)
+        f.edits.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 4), "hccl"});
       sink.report(std::move(f));
     }
   }

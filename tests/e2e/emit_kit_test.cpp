@@ -250,5 +250,33 @@ TEST(EmitStage, TheCopyKeepsBinaryFilesAndInsideLinksAndLeavesOutEscapingLinks) 
   EXPECT_TRUE(escaping);
 }
 
+// YAML configuration files get the renames of the settings they hold (DEV-023 device strings,
+// DIST-001 backends) in adapted/; the Lightning accelerator, which needs an NPU accelerator
+// registered, gets a TODO; comments and other keys are untouched.
+TEST(EmitStage, ConfigFilesGetTheDeviceAndBackendRenames) {
+  TempDir dir;
+  const fs::path repo = dir / "repo";
+  test::writeFile(repo / "train.py", "import hydra\n");
+  const std::string config =
+      "# device: cuda stays a comment\ntrainer:\n  accelerator: gpu\n  device: \"cuda:0\"\n"
+      "distributed:\n  backend: nccl\nenv: cuda-env\n";
+  test::writeFile(repo / "configs" / "train.yaml", config);
+  const auto r = runPipeline(repo, dir / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The accelerator gets the TODO comment of a finding without a fix (a YAML comment too).
+  EXPECT_EQ(readFile(dir / "out" / "adapted" / "configs" / "train.yaml"),
+            "# device: cuda stays a comment\ntrainer:\n  # TODO(migrate-pipeline DEV-049): accelerator "
+            "\"gpu\" makes "
+            "Lightning (Trainer / Fabric) look for CUDA devices and fails on an Ascend host; Lig...\n"
+            "  accelerator: gpu\n  device: \"npu:0\"\ndistributed:\n  backend: hccl\nenv: cuda-env\n");
+  EXPECT_EQ(readFile(repo / "configs" / "train.yaml"), config) << "the source repository is never modified";
+  const json findings = json::parse(readFile(dir / "out" / "findings.json"));
+  std::vector<std::string> rules;
+  for (const auto& f : findings["findings"])
+    if (f["file"] == "configs/train.yaml")
+      rules.push_back(f["rule_id"].get<std::string>() + ":" + std::to_string(f["line"].get<int>()));
+  EXPECT_EQ(rules, (std::vector<std::string>{"DEV-049:3", "DEV-023:4", "DIST-001:6"}));
+}
+
 }  // namespace
 }  // namespace migrate

@@ -37,6 +37,18 @@ inline bool isConfigFile(std::string_view path) {
   return true;
 }
 
+/// Where `word` (ASCII, any case) starts in the value `v` as written in `text`, as a byte offset of
+/// the file; -1 when it is not there. For the renames of a setting (`cuda:0` → `npu:0`).
+inline long wordIn(std::string_view text, const ConfigValue& v, std::string_view word) {
+  const std::string_view written = text.substr(v.begin, v.end - v.begin);
+  for (std::size_t i = 0; i + word.size() <= written.size(); ++i) {
+    std::size_t k = 0;
+    while (k < word.size() && (written[i + k] | 0x20) == word[k]) ++k;
+    if (k == word.size()) return static_cast<long>(v.begin + i);
+  }
+  return -1;
+}
+
 namespace detail {
 
 inline void collect(const YAML::Node& node, const std::string& key, std::string_view text,
