@@ -105,6 +105,7 @@ void PythonFile::extensionBuilds() {
 /// a name bound to a compiled extension loaded by its module name.
 bool PythonFile::loadsExtensionByName(const CallFact& c) {
   if (c.assigned_to.empty() || c.args.empty()) return false;
+  if (!hubKernel(c).empty()) return true;
   // A loader by its name (`load_ext`, `import_module`, `_load_cuda_ext`), not `info.get("force_cuda")`.
   const std::string fn = lower(lastPart(c.callee_written));
   if (fn.find("load") == std::string::npos && fn.find("import") == std::string::npos) return false;
@@ -112,10 +113,24 @@ bool PythonFile::loadsExtensionByName(const CallFact& c) {
   return a.index == 0 && a.kind == sdk::ValueKind::String && looksLikeExtensionModule(a.text);
 }
 
+/// `kernel = get_kernel("kernels-community/activation")` (Hugging Face's `kernels` hub, also through
+/// a wrapper named `load_kernel(module=…, repo_id=…)`): the hub repository of a compiled kernel the
+/// call downloads, or "". The hub's builds are CUDA (and ROCm, Metal, XPU) ones, none for the NPU.
+std::string PythonFile::hubKernel(const CallFact& c) {
+  const std::string fn = lastPart(c.callee_written);
+  if (fn != "get_kernel" && fn != "load_kernel") return {};
+  for (const auto& a : c.args)
+    if (a.kind == sdk::ValueKind::String && (a.index == 0 || a.keyword == "repo_id") &&
+        a.text.find('/') != std::string::npos && a.text.find(' ') == std::string::npos)
+      return a.text;
+  return {};
+}
+
 void PythonFile::extensionImports() {
   for (const auto& c : m_.calls()) {
     if (!loadsExtensionByName(c)) continue;
-    const std::string target = c.args.front().text;
+    const std::string hub = hubKernel(c);
+    const std::string target = hub.empty() ? c.args.front().text : hub;
     auto f = rules_.make(kExtensionImport, std::string(m_.path()), c.range, c.callee_written,
                          c.callee_resolved, {{"value", target}});
     if (!f) continue;

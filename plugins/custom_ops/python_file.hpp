@@ -57,6 +57,8 @@ class PythonFile {
   bool fileHasCudaSourceString() const;
   void extensionBuilds();
   static bool loadsExtensionByName(const CallFact& c);
+  /// The hub repository of a kernel `get_kernel("org/name")` downloads, or "" (extension_imports.cpp).
+  static std::string hubKernel(const CallFact& c);
   void extensionImports();
 
   // ---- build machinery and extension calls (build_machinery.cpp)
