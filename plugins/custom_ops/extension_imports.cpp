@@ -173,7 +173,13 @@ bool looksLikeExtensionModule(std::string_view target) {
       "nvidia", "tensorrt", "jaxlib", "cupyx", "mlx",        "paddle", "mindspore", "flash_attn", "xformers"};
   if (kNotExtensions.count(root)) return false;
   const std::size_t dot = target.rfind('.');
-  const std::string last(dot == std::string_view::npos ? target : target.substr(dot + 1));
+  std::string last(dot == std::string_view::npos ? target : target.substr(dot + 1));
+  // A version suffix does not change what a module is: `fast_layer_norm_cuda_v2`, `ops_cuda_v10`.
+  if (const std::size_t v = last.rfind("_v");
+      v != std::string::npos && v + 2 < last.size() &&
+      std::all_of(last.begin() + static_cast<long>(v) + 2, last.end(),
+                  [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    last.resize(v);
   // yacs-style configs are conventionally `_C = CN()` in a config/defaults module.
   for (const char* cfg : {".config.", ".configs.", ".defaults.", ".default.", ".cfg.", ".settings."})
     if (std::string(".").append(target).append(".").find(cfg) != std::string::npos) return false;

@@ -197,7 +197,8 @@ ManifestKind manifestKind(std::string_view path) {
       return ManifestKind::CondaEnvironment;
     return ManifestKind::None;
   }
-  if (ext == ".sh" || ext == ".bash") return ManifestKind::Shell;
+  if (ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".slurm" || ext == ".sbatch")
+    return ManifestKind::Shell;
   if (ext == ".txt" || ext == ".in" || ext == ".pip") {
     if (stem.rfind("constraint", 0) == 0) return ManifestKind::Constraints;
     if (stem.find("requirement") != std::string::npos || parent.find("requirement") != std::string::npos)

@@ -44,12 +44,15 @@ void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, F
         module.isProjectModule(call.callee_resolved))
       continue;
     bool chosen = false;  // an accelerator given some other way than "auto"
-    bool automatic = false;
+    const ArgumentFact* automatic = nullptr;
     for (const ArgumentFact& a : call.args) {
       // Positional: old signatures take the accelerator first (from_argparse_args: the namespace).
       if (a.index >= 0 && !from_argparse) chosen = true;
       if (a.keyword != "accelerator") continue;
-      (isAuto(a) ? automatic : chosen) = true;
+      if (isAuto(a))
+        automatic = &a;
+      else
+        chosen = true;
     }
     // `Trainer(**config)` may carry the accelerator: the argument facts leave splats out, the text
     // has them. from_argparse_args's keywords only add to the namespace's choice.
@@ -57,8 +60,10 @@ void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, F
     const char* how = from_argparse ? "from the command line (its default is automatic)"
                       : automatic   ? "\"auto\""
                                     : "not given";
-    auto finding = findingFrom(rule, std::string(module.path()), call.name_range, call.callee_written,
-                               call.callee_resolved, {{"value", how}});
+    // A written `accelerator="auto"` is the place to change; otherwise the call, where one goes.
+    auto finding =
+        findingFrom(rule, std::string(module.path()), automatic ? automatic->range : call.name_range,
+                    call.callee_written, call.callee_resolved, {{"value", how}});
     sink.report(std::move(finding));
   }
 }

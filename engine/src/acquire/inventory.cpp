@@ -283,7 +283,9 @@ sdk::Language languageOf(const std::string& rel) {
     return sdk::Language::Cpp;
   if (ext == ".c") return sdk::Language::C;
   if (name == "CMakeLists.txt" || ext == ".cmake") return sdk::Language::CMake;
-  if (ext == ".sh" || ext == ".bash") return sdk::Language::Shell;
+  // Slurm job scripts (`#SBATCH` headers above shell) are shell scripts too.
+  if (ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".slurm" || ext == ".sbatch")
+    return sdk::Language::Shell;
   if (ext == ".txt" || ext == ".toml" || ext == ".cfg" || ext == ".ini" || ext == ".yaml" || ext == ".yml" ||
       ext == ".json" || ext == ".md" || ext == ".rst" || name == "Dockerfile" ||
       name.rfind("Dockerfile.", 0) == 0)

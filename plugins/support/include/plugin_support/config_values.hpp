@@ -32,7 +32,8 @@ inline bool isConfigFile(std::string_view path) {
   if (path.front() == '.' || path.find("/.") != std::string_view::npos) return false;
   const std::string_view name =
       path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
-  for (std::string_view skip : {"docker-compose", "compose.", "environment", "conda", "mkdocs", "meta."})
+  for (std::string_view skip :
+       {"docker-compose", "compose.", "environment", "conda", "env.", "env-", "env_", "mkdocs", "meta."})
     if (name.substr(0, skip.size()) == skip) return false;
   return true;
 }
