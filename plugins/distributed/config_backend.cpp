@@ -21,8 +21,12 @@ void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules,
     if (!plugin_support::isConfigFile(file.path)) continue;
     const auto text = workspace.read(file.path);
     if (!text || text->find("nccl") == std::string::npos) continue;
-    std::string error;  // recorded by the device plugin, which reads the same files
+    std::string error;
     const auto values = plugin_support::configValues(*text, error);
+    // The device plugin records a file that does not parse when it reads it (one naming cuda or
+    // gpu); one it skips is recorded here.
+    if (!error.empty() && text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos)
+      sink.diagnose({Severity::Info, "config-unparsed", file.path, 0, "not read as YAML: " + error});
     const LineIndex index(*text);
     for (const auto& v : values) {
       if (!RE2::FullMatch(v.key, kBackendKey) || !RE2::FullMatch(v.value, kNccl)) continue;

@@ -146,6 +146,7 @@ TEST(HostileSources, ConfigFilesNestedOrBrokenAreRefusedWithADiagnostic) {
         return s;
       }());
   writeFile(repo / "configs" / "broken.yaml", "device: cuda\n  bad: [unclosed\n");
+  writeFile(repo / "configs" / "broken_dist.yaml", "backend: nccl\n  bad: [unclosed\n");
   writeFile(repo / "configs" / "train.yaml", "trainer:\n  accelerator: gpu\n  device: cuda\nbackend: nccl\n");
   TempDir out;
   const auto doc = analyze(repo, out);
@@ -154,8 +155,8 @@ TEST(HostileSources, ConfigFilesNestedOrBrokenAreRefusedWithADiagnostic) {
   for (const auto& d : doc["diagnostics"])
     if (d["code"] == "config-unparsed") refused.push_back(d["file"].get<std::string>());
   std::sort(refused.begin(), refused.end());
-  EXPECT_EQ(refused,
-            (std::vector<std::string>{"configs/broken.yaml", "configs/deep.yaml", "configs/indented.yaml"}));
+  EXPECT_EQ(refused, (std::vector<std::string>{"configs/broken.yaml", "configs/broken_dist.yaml",
+                                               "configs/deep.yaml", "configs/indented.yaml"}));
   const auto train = findingsIn(doc, "configs/train.yaml");
   EXPECT_TRUE(has(train, "DEV-049", 2)) << "accelerator: gpu";
   EXPECT_TRUE(has(train, "DEV-023", 3)) << "device: cuda";
