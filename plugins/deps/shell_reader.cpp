@@ -576,6 +576,19 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
       const auto at = static_cast<std::size_t>(value.data() - ll.text.data());
       if (isIndexVariable(key))
         out.indexes.push_back({path, ll.range(index, at, at + value.size()), v, key, "shell"});
+      // `WHEEL=flash_attn-…+cu12….whl`, installed later as $WHEEL: the wheel is a dependency where
+      // it is named (the install of `$WHEEL` is not reported again).
+      if (v.size() > 4 && v.compare(v.size() - 4, 4, ".whl") == 0)
+        if (auto req = parseRequirement(v)) {
+          DependencyUse d;
+          d.file = path;
+          d.range = ll.range(index, at, at + value.size());
+          d.written = v;
+          d.req = *req;
+          d.source = "shell";
+          d.section = "pip install";
+          out.dependencies.push_back(std::move(d));
+        }
       continue;
     }
     readToolkitModules(path, ll, first, index, out);
