@@ -221,17 +221,9 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
           args[name] = substituteVariables(value, args);
         // `ARG WHEEL=flash_attn-2.8.3+cu12torch2.8-….whl`, installed later as $WHEEL: the wheel
         // is a dependency where it is named.
-        if (value.size() > 4 && value.compare(value.size() - 4, 4, ".whl") == 0)
-          if (auto req = parseRequirement(args[name])) {
-            DependencyUse d;
-            d.file = path;
-            d.range = ll.range(index, tok.begin + (eq == std::string::npos ? 0 : eq + 1), tok.end);
-            d.written = value;
-            d.req = *req;
-            d.source = "dockerfile";
-            d.section = instruction;
-            out.dependencies.push_back(std::move(d));
-          }
+        if (isWheelName(value))
+          namedWheel(path, ll.range(index, tok.begin + eq + 1, tok.end), value, args[name], "dockerfile",
+                     instruction, out);
         if (!value.empty()) written[name].emplace_back(ll.range(index, tok.begin, tok.end), value);
         out.environment.push_back({path, ll.range(index, tok.begin, tok.end), instruction, name, value});
         if (isIndexVariable(name) && !value.empty())

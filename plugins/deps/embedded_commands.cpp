@@ -39,15 +39,8 @@ void readEmbeddedCommands(const Module& module, Manifests& out) {
     const bool image = s.method == "from_registry" && s.arg_index == 0;
     const std::string step = image ? std::string() : shellStep(s.method, s.value);
     if (!image && step.empty()) continue;
-    // The string's value where it stands (quotes excluded when it is written plainly).
-    const std::string_view written = module.text(s.range);
-    const auto at = written.find(s.value);
-    const std::uint32_t start =
-        s.range.start_byte + static_cast<std::uint32_t>(at == std::string_view::npos ? 0 : at);
-    const std::uint32_t end =
-        at == std::string_view::npos ? s.range.end_byte : start + static_cast<std::uint32_t>(s.value.size());
     if (!index) index.emplace(module.source());
-    const migrate::sdk::SourceRange where = index->range(start, end);
+    const migrate::sdk::SourceRange where = stringValueRange(module, s, *index).value_or(s.range);
     if (image) {
       out.images.push_back({path, where, s.value, s.value});
       continue;

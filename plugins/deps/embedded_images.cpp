@@ -48,6 +48,15 @@ bool isImageReference(const std::string& v) {
 
 }  // namespace
 
+std::optional<migrate::sdk::SourceRange> stringValueRange(const Module& module, const StringFact& s,
+                                                          const migrate::sdk::LineIndex& lines) {
+  const std::string_view written = module.text(s.range);
+  const auto at = written.find(s.value);
+  if (at == std::string_view::npos) return std::nullopt;
+  const auto start = static_cast<std::uint32_t>(s.range.start_byte + at);
+  return lines.range(start, static_cast<std::uint32_t>(start + s.value.size()));
+}
+
 void readEmbeddedImages(const Module& module, Manifests& out) {
   const std::string path(module.path());
   std::optional<migrate::sdk::LineIndex> index;
@@ -60,11 +69,8 @@ void readEmbeddedImages(const Module& module, Manifests& out) {
     const std::string_view written = module.text(s.range);
     const auto base = s.range.start_byte;
     if (isImageReference(s.value)) {
-      const auto at = written.find(s.value);
-      if (at == std::string_view::npos) continue;
-      const auto start = static_cast<std::uint32_t>(base + at);
-      out.images.push_back(
-          {path, lines().range(start, static_cast<std::uint32_t>(start + s.value.size())), s.value, s.value});
+      if (const auto where = stringValueRange(module, s, lines()))
+        out.images.push_back({path, *where, s.value, s.value});
       continue;
     }
     if (!holdsDockerfile(s.value)) continue;

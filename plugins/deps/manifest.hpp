@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -192,6 +193,23 @@ void readSetupPy(const migrate::sdk::Module& module, Manifests& out);
 /// Container images a Python file names in code: Dockerfile text in a string, and whole image
 /// references of CUDA registries (nvidia/cuda, nvcr.io/nvidia, pytorch/pytorch), as base images.
 void readEmbeddedImages(const migrate::sdk::Module& module, Manifests& out);
+
+/// Where a string literal's value stands in `module` (quotes and prefixes excluded), or nothing
+/// when the value is not written verbatim (escapes, implicit concatenation).
+std::optional<migrate::sdk::SourceRange> stringValueRange(const migrate::sdk::Module& module,
+                                                          const migrate::sdk::StringFact& s,
+                                                          const migrate::sdk::LineIndex& lines);
+
+/// A wheel file named in a setting (`ARG WHEEL=flash_attn-…+cu12….whl`, a shell `WHEEL=…`),
+/// installed later through the variable: a dependency where it is named. Not a wheel: nothing.
+void namedWheel(const std::string& path, const migrate::sdk::SourceRange& range, const std::string& written,
+                const std::string& resolved, const std::string& source, const std::string& section,
+                Manifests& out);
+
+/// Whether `value` names a wheel file.
+inline bool isWheelName(std::string_view value) {
+  return value.size() > 4 && value.substr(value.size() - 4) == ".whl";
+}
 
 /// Steps a Python file hands to a container image builder (Modal's `Image.from_registry`,
 /// `.run_commands`, `.apt_install`, `.pip_install`): read as the FROM or shell step each becomes,

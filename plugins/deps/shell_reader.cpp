@@ -243,8 +243,7 @@ class InstallScanner {
       }
       // WHEEL_URL=".../flash_attn-2.7.4+cu12torch2.6-….whl" (installed later as $WHEEL_URL): the
       // wheel is named where it is written.
-      if (const auto eq = v.find('='); eq != std::string::npos && startsWithAssignment(v) && v.size() > 4 &&
-                                       v.compare(v.size() - 4, 4, ".whl") == 0)
+      if (const auto eq = v.find('='); eq != std::string::npos && startsWithAssignment(v) && isWheelName(v))
         dependency(w[i], substituteVariables(v.substr(eq + 1), variables_), false);
       if (startsWithAssignment(v) || v == "sudo" || v == "env" || v == "time" || v == "nohup" ||
           v == "exec" || v == "command" || v == "then" || v == "do" || v == "else" || v == "{" ||
@@ -362,8 +361,7 @@ class InstallScanner {
   void dependency(const Word& word, std::string value, bool editable) {
     if (value.empty() || value[0] == '$' || value[0] == '`') return;  // a variable: unknown here
     // `/wheels/${WHEEL}` with `ARG WHEEL=….whl`: the wheel is reported where it is named.
-    auto wheel = [](const std::string& v) { return v.size() > 4 && v.compare(v.size() - 4, 4, ".whl") == 0; };
-    if (wheel(value) && !wheel(word.value) && word.value.find('$') != std::string::npos) return;
+    if (isWheelName(value) && !isWheelName(word.value) && word.value.find('$') != std::string::npos) return;
     // "pytorch-triton==$(cat triton_version.txt)": a version computed by the step; the name stays.
     if (const auto at = value.find("$("); at != std::string::npos) {
       value.resize(at);
@@ -556,6 +554,21 @@ const RE2& cudaPathPattern() {
   return kPath;
 }
 
+void namedWheel(const std::string& path, const migrate::sdk::SourceRange& range, const std::string& written,
+                const std::string& resolved, const std::string& source, const std::string& section,
+                Manifests& out) {
+  auto req = parseRequirement(resolved);
+  if (!req) return;
+  DependencyUse d;
+  d.file = path;
+  d.range = range;
+  d.written = written;
+  d.req = *req;
+  d.source = source;
+  d.section = section;
+  out.dependencies.push_back(std::move(d));
+}
+
 void readShellScript(const std::string& path, std::string_view text, Manifests& out) {
   const migrate::sdk::LineIndex index(text);
   // Simple assignments (`NAME=value`, `export NAME=value`), substituted in later install commands.
@@ -578,17 +591,8 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
         out.indexes.push_back({path, ll.range(index, at, at + value.size()), v, key, "shell"});
       // `WHEEL=flash_attn-…+cu12….whl`, installed later as $WHEEL: the wheel is a dependency where
       // it is named (the install of `$WHEEL` is not reported again).
-      if (v.size() > 4 && v.compare(v.size() - 4, 4, ".whl") == 0)
-        if (auto req = parseRequirement(v)) {
-          DependencyUse d;
-          d.file = path;
-          d.range = ll.range(index, at, at + value.size());
-          d.written = v;
-          d.req = *req;
-          d.source = "shell";
-          d.section = "pip install";
-          out.dependencies.push_back(std::move(d));
-        }
+      if (isWheelName(v))
+        namedWheel(path, ll.range(index, at, at + value.size()), v, v, "shell", "pip install", out);
       continue;
     }
     readToolkitModules(path, ll, first, index, out);
