@@ -163,11 +163,17 @@ const std::vector<NameRule>& nameRules() {
       {"xformers.factory.*", "ATT-016",
        "an nn.TransformerEncoder or a hand-written block over F.scaled_dot_product_attention",
        "xformers' legacy model factory."},
-      // ATT-020: flex attention (needs torch.compile with inductor/Triton).
-      {"torch.nn.attention.flex_attention.*", "ATT-020",
+      // ATT-020: flex attention (needs torch.compile with inductor/Triton). Only the kernel and the
+      // block-mask builder: the mask combinators (and_masks, noop_mask), create_mask (a dense mask,
+      // eager) and BlockMask as a type or data structure run without inductor.
+      {"torch.nn.attention.flex_attention.flex_attention", "ATT-020",
        "F.scaled_dot_product_attention with an explicit boolean mask, or torch_npu.npu_fusion_attention "
        "(sparse_mode / atten_mask)",
        "flex_attention is compiled by inductor into Triton kernels, which the NPU does not run."},
+      {"torch.nn.attention.flex_attention.create_block_mask", "ATT-020",
+       "F.scaled_dot_product_attention with an explicit boolean mask, or torch_npu.npu_fusion_attention "
+       "(sparse_mode / atten_mask)",
+       "The block mask exists to feed flex_attention, which inductor compiles into Triton kernels."},
       // ATT-024: other CUDA-only attention kernel libraries.
       {"sageattention.*", "ATT-024", "torch_npu.npu_fusion_attention or F.scaled_dot_product_attention",
        "SageAttention quantizes Q/K to INT8 in CUDA/Triton kernels; its tensor_layout \"HND\" is BNSD and "

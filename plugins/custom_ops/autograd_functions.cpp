@@ -77,6 +77,15 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
   return {};
 }
 
+std::string PythonFile::kernelReference(const sdk::AttributeFact& a) const {
+  if (a.receiver_written.empty() || startsWith(a.name, "__") ||
+      !extension_names_.count(rootPart(a.receiver_written)))
+    return {};
+  static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
+  if (RE2::PartialMatch(a.name, kCpuKernel)) return {};  // a dual build's CPU kernel
+  return a.receiver_written + "." + a.name;
+}
+
 void PythonFile::autogradFunctions() {
   std::vector<const DefinitionFact*> classes;
   for (const auto& d : m_.definitions())
@@ -104,10 +113,14 @@ void PythonFile::autogradFunctions() {
   for (const auto& d : m_.definitions())
     if (d.kind == DefinitionFact::Kind::Function && !triton_kernel_names_.count(d.name))
       functions.push_back(&d);
-  for (const DefinitionFact* d : functions)
+  for (const DefinitionFact* d : functions) {
     for (const auto& c : m_.calls())
       if (within(c.range, d->range))
         if (std::string why = reason(c); !why.empty() && !runs.count(d->name)) runs[d->name] = why;
+    for (const auto& a : m_.attributes())
+      if (within(a.range, d->range))
+        if (std::string why = kernelReference(a); !why.empty() && !runs.count(d->name)) runs[d->name] = why;
+  }
   for (int round = 0; round < 6; ++round) {
     bool changed = false;
     for (const DefinitionFact* d : functions) {
@@ -136,6 +149,11 @@ void PythonFile::autogradFunctions() {
           why = c.callee_written + "() -> " + runs.at(c.callee_written);
         if (!why.empty() && std::find(found.begin(), found.end(), why) == found.end()) found.push_back(why);
       }
+      for (const auto& a : m_.attributes())
+        if (within(a.range, d.range))
+          if (std::string why = kernelReference(a);
+              !why.empty() && std::find(found.begin(), found.end(), why) == found.end())
+            found.push_back(why);
     }
     std::vector<std::string> all;
     for (const auto& [method, calls] : per_method)

@@ -600,6 +600,15 @@ void PythonFile::extensionCalls() {
     if (module.empty() || !extension_names_.count(module)) continue;
     reportCall(c, module, w.substr(w.find('.') + 1));
   }
+  // `forward = spmm.spmm_forward_cuda` … `forward(x)`: the kernel taken where it is named.
+  for (const auto& a : m_.attributes()) {
+    const std::string ref = kernelReference(a);
+    if (ref.empty()) continue;
+    const std::string module = ref.substr(0, ref.find('.'));
+    auto f = rules_.make(kExtensionCall, std::string(m_.path()), a.range, ref, {}, {{"value", module}});
+    if (f) f->details = {{"module", module}, {"function", a.name}};
+    report(std::move(f));
+  }
 }
 
 }  // namespace python

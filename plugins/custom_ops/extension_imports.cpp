@@ -41,6 +41,18 @@ bool PythonFile::fileHasCudaSourceString() const {
   return false;
 }
 
+namespace {
+
+/// `load_extension`, `TorchOpsJitExtension`, `build_kernel`: a callee named for building or loading.
+bool builderName(const std::string& callee) {
+  const std::string fn = lower(lastPart(callee));
+  for (const char* word : {"load", "build", "ext", "jit", "compile"})
+    if (fn.find(word) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 void PythonFile::extensionBuilds() {
   for (const auto& c : m_.calls()) {
     const std::string& r = c.callee_resolved;
@@ -61,6 +73,22 @@ void PythonFile::extensionBuilds() {
                      argText(c, "extra_compile_args", -1).find("nvcc") != std::string::npos ? "yes" : "no"},
                     {"libraries", clip(collapseSpace(argText(c, "libraries", -1)), 200)}};
       report(std::move(f));
+    }
+    // The repository's own JIT builder speaking load()'s words (`TorchOpsJitExtension(…,
+    // extra_cuda_cflags=…)`): a CUDA build declared through a wrapper named as one (not a record
+    // of build parameters: `SimpleNamespace(extra_cuda_cflags=…)`).
+    if (!startsWith(r, "torch.utils.cpp_extension.") && builderName(c.callee_written) &&
+        (hasKeyword(c, "extra_cuda_cflags") || hasKeyword(c, "cuda_sources"))) {
+      const std::string name = argText(c, "name", 0);
+      auto f = rules_.make(kJitExtension, std::string(m_.path()), c.name_range, c.callee_written, r,
+                           {{"value", name.empty() ? std::string("?") : name}});
+      if (!f) continue;
+      f->details = {{"extension", name},
+                    {"builder", lastPart(c.callee_written)},
+                    {"sources", clip(collapseSpace(argText(c, "sources", -1)), 300)},
+                    {"bound_to", c.assigned_to}};
+      report(std::move(f));
+      continue;
     }
     if (r == "torch.utils.cpp_extension.load" || r == "torch.utils.cpp_extension.load_inline") {
       const bool inline_build = endsWith(r, "load_inline");
@@ -104,11 +132,19 @@ void PythonFile::extensionBuilds() {
 /// `ext_module = ext_loader.load_ext("_ext", [...])`, `m = importlib.import_module("foo_cuda")`:
 /// a name bound to a compiled extension loaded by its module name.
 bool PythonFile::loadsExtensionByName(const CallFact& c) {
-  if (c.assigned_to.empty() || c.args.empty()) return false;
+  if (c.assigned_to.empty()) return false;
   if (!hubKernel(c).empty()) return true;
   // A loader by its name (`load_ext`, `import_module`, `_load_cuda_ext`), not `info.get("force_cuda")`.
   const std::string fn = lower(lastPart(c.callee_written));
   if (fn.find("load") == std::string::npos && fn.find("import") == std::string::npos) return false;
+  // The repository's own build wrapper: `spmm = utils.load_extension("spmm", [..."spmm.cu"])`, or
+  // a loader whose result is named like a compiled module (`act_cuda = load.load()`).
+  // (cpp_extension's own load() is a build, reported as such.)
+  if (startsWith(c.callee_resolved, "torch.utils.cpp_extension.")) return false;
+  if (looksLikeExtensionModule(c.assigned_to) ||
+      std::any_of(c.args.begin(), c.args.end(), [](const auto& a) { return mentionsCudaSource(a.text); }))
+    return true;
+  if (c.args.empty()) return false;
   const auto& a = c.args.front();
   return a.index == 0 && a.kind == sdk::ValueKind::String && looksLikeExtensionModule(a.text);
 }
@@ -130,7 +166,9 @@ void PythonFile::extensionImports() {
   for (const auto& c : m_.calls()) {
     if (!loadsExtensionByName(c)) continue;
     const std::string hub = hubKernel(c);
-    const std::string target = hub.empty() ? c.args.front().text : hub;
+    const bool named =
+        !c.args.empty() && c.args.front().index == 0 && c.args.front().kind == sdk::ValueKind::String;
+    const std::string target = !hub.empty() ? hub : named ? c.args.front().text : c.assigned_to;
     auto f = rules_.make(kExtensionImport, std::string(m_.path()), c.range, c.callee_written,
                          c.callee_resolved, {{"value", target}});
     if (!f) continue;

@@ -98,6 +98,8 @@ class PythonFile {
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
+  /// `forward = spmm.spmm_forward_cuda`: an extension's function taken as a value, or "".
+  std::string kernelReference(const sdk::AttributeFact& a) const;
   void autogradFunctions();
 
   const sdk::Module& m_;

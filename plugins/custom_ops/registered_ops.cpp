@@ -134,8 +134,15 @@ std::string cudaOpsOf(const std::string& text) {
 }
 
 /// Whether the text builds `ns` itself: `load(name="ns", …)` (extensionCalls reports its calls).
+/// `torch.library.Library("ns", "FRAGMENT")` only adds schemas to the namespace: no build.
 bool buildsItself(const std::string& text, const std::string& ns) {
-  return text.find("\"" + ns + "\"") != std::string::npos || text.find("'" + ns + "'") != std::string::npos;
+  for (const std::string& quoted : {"\"" + ns + "\"", "'" + ns + "'"})
+    for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
+      std::size_t before = at;
+      while (before > 0 && std::isspace(static_cast<unsigned char>(text[before - 1]))) --before;
+      if (!(before >= 8 && text.compare(before - 8, 8, "Library(") == 0)) return true;
+    }
+  return false;
 }
 
 /// Whether the text before `at` on its line leaves `at` inside a string: an odd number of quotes.

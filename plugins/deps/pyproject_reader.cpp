@@ -10,6 +10,7 @@
 
 #include "compat_table.hpp"
 #include "manifest.hpp"
+#include "plugin_support/byte_regex.hpp"
 
 namespace deps {
 namespace {
@@ -352,6 +353,13 @@ class PyprojectInterpreter {
       }
       return;
     }
+    // `vllm = [{ url = "…+cu129…whl", marker = "…" }, …]` in [tool.uv.sources]: one source per platform.
+    if (tool && n == 4 && path[1] == "uv" && path[2] == "sources" && v.kind == TomlValue::Kind::Array &&
+        std::all_of(v.items.begin(), v.items.end(),
+                    [](const TomlValue& item) { return item.kind == TomlValue::Kind::Table; })) {
+      for (const auto& item : v.items) visit(path, item.begin, item);
+      return;
+    }
     // Lists of PEP 508 strings.
     const bool list_key = isOneOf(last, {"dependencies", "requires", "dev-dependencies", "extra-dependencies",
                                          "constraint-dependencies", "override-dependencies"});
@@ -362,6 +370,26 @@ class PyprojectInterpreter {
       for (const auto& item : v.items)
         if (item.kind == TomlValue::Kind::String) stringDependency(item, joined(path));
       return;
+    }
+    // `deep-ep = { url = "…/deep_ep-1.2.1-cp312-…whl" }` in [tool.uv.sources]: a prebuilt wheel of a
+    // package the table calls unsupported (or in need of replacement), with no CUDA tag to report it as a
+    // CUDA build; the wheel is that dependency, where it is named.
+    if (tool && n == 5 && path[1] == "uv" && path[2] == "sources" && last == "url" &&
+        v.kind == TomlValue::Kind::String && isWheelName(v.str) && cudaTag(v.str).empty()) {
+      const Lookup look = lookupPackage(path[3]);
+      if (look.known() &&
+          (look.verdict() == Verdict::Unsupported || look.verdict() == Verdict::NeedsReplacement)) {
+        DependencyUse d;
+        d.file = path_;
+        d.range = index_.range(v.begin, v.end);
+        d.written = v.str;
+        d.req.name = path[3];
+        d.req.url = v.str;
+        d.source = "pyproject";
+        d.section = joined(std::vector<std::string>(path.begin(), path.end() - 1));
+        out_.dependencies.push_back(std::move(d));
+        return;
+      }
     }
     // Package indexes and conda channels.
     if (tool && isOneOf(last, {"url", "index-url", "extra-index-url", "find-links", "channels"})) {
@@ -426,7 +454,8 @@ class PyprojectInterpreter {
       const TomlValue* idx = t.kind == TomlValue::Kind::Table ? t.get("index") : nullptr;
       if (!idx || idx->kind != TomlValue::Kind::String || t.get("extra")) return;
       const auto it = urls.find(idx->str);
-      if (it == urls.end() || it->second->str.find("/whl/cu") == std::string::npos) return;
+      static const RE2 kCudaIndex(R"(/whl/(?:test/|nightly/)?cu\d)", plugin_support::bytePattern());
+      if (it == urls.end() || !RE2::PartialMatch(it->second->str, kCudaIndex)) return;
       out_.indexes.push_back({path_, index_.range(idx->begin, idx->end), it->second->str, option, "pyproject",
                               index_.range(it->second->begin, it->second->end)});
     };

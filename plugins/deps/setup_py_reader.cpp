@@ -2,7 +2,8 @@
 // install_requires / setup_requires / tests_require / extras_require, written in place or held
 // by module variables (`install_requires=REQUIRED`, `REQUIRED = [...]`, `REQUIRED += [...]`,
 // `REQUIRED.append("x")`, `EXTRAS = {"dev": [...]}`, `EXTRAS["gpu"] = [...]`,
-// `extras_require=dict(dev=[...])`).
+// `extras_require=dict(dev=[...])`), or returned by a function of the file
+// (`extras_require=get_extras_require()` … `return {"dev": [...]}`).
 
 #include <algorithm>
 #include <set>
@@ -114,6 +115,7 @@ class SetupPyReader {
         if (!kKeywords.count(arg.keyword)) continue;
         literalStrings(arg.keyword, arg.range.start_byte, arg.range.end_byte);
         for (const auto& name : identifiers(m_.text(arg.range))) variable(name, arg.keyword, 0);
+        for (const auto& name : calledNames(m_.text(arg.range))) returned(name, arg.keyword);
       }
     }
     // Lists named like requirements that setup() reaches indirectly (e.g. through a dict of
@@ -188,6 +190,51 @@ class SetupPyReader {
       if (s.context == StringContext::PositionalArg && s.callee == name + "." + s.method &&
           (s.method == "append" || s.method == "extend" || (s.method == "insert" && s.arg_index == 1)))
         add(s, keyword);
+  }
+
+  /// The requirement strings a module-level function of the file returns: those written in its
+  /// return statement (dict keys name the extra, as in a literal `extras_require`). Not a function
+  /// with several returns: one list per platform (`if platform == "npu": return [...]`) is a choice
+  /// this reading cannot make.
+  void returned(const std::string& function, const std::string& keyword) {
+    if (!visited_.insert(function + "()").second) return;
+    const std::string_view src = m_.source();
+    for (const auto& d : m_.definitions()) {
+      if (d.kind != migrate::sdk::DefinitionFact::Kind::Function || d.qualified_name != function) continue;
+      static const RE2 kReturn(R"((?m)^[ \t]*return\b)", plugin_support::bytePattern());
+      const std::string_view body = src.substr(d.range.start_byte, d.range.end_byte - d.range.start_byte);
+      int returns = 0;
+      plugin_support::forEachMatch(kReturn, body, [&](const auto&) { ++returns; });
+      if (returns != 1) continue;
+      plugin_support::forEachMatch(kReturn, body, [&](const auto& g) {
+        const std::size_t rhs = static_cast<std::size_t>(g[0].data() - src.data()) + g[0].size();
+        const std::uint32_t stop = expressionEnd(src, rhs);
+        std::string extra;
+        for (const StringFact& s : m_.strings()) {
+          if (!inside(s.range, static_cast<std::uint32_t>(rhs), stop) ||
+              s.context == StringContext::Docstring || s.context == StringContext::Message)
+            continue;
+          std::size_t after = s.range.end_byte;
+          while (after < src.size() && (src[after] == ' ' || src[after] == '\t')) ++after;
+          if (after < src.size() && src[after] == ':') {  // a dict key: the extra's name
+            extra = s.value;
+            continue;
+          }
+          add(s, keyword == "extras_require" && !extra.empty() ? "extras_require[" + extra + "]" : keyword);
+        }
+      });
+    }
+  }
+
+  /// Names called in an expression (`get_extras_require()`), not methods.
+  static std::vector<std::string> calledNames(std::string_view text) {
+    static const RE2 call(R"((?:^|[^\w.])([A-Za-z_]\w*)[ \t]*\()", plugin_support::bytePattern());
+    std::vector<std::string> out;
+    plugin_support::forEachMatch(call, text, [&](const auto& g) {
+      std::string name = plugin_support::str(g[1]);
+      if (name != "dict" && name != "list") out.push_back(std::move(name));
+    });
+    return out;
   }
 
   /// Plain names in an expression (not attributes, not calls).

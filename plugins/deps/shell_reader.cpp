@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <sstream>
 
 #include "compat_table.hpp"
 #include "manifest.hpp"
@@ -368,6 +369,7 @@ class InstallScanner {
       while (!value.empty() && std::string_view("=<>!~ ").find(value.back()) != std::string_view::npos)
         value.pop_back();
     }
+    if (ownExtras(word, value)) return;
     auto req = parseRequirement(value);
     if (!req || (editable && (!req->name_from_url || req->local_path))) return;  // -e DIR: own code
     DependencyUse d;
@@ -379,6 +381,37 @@ class InstallScanner {
     d.section = "pip install";
     d.editable = editable;
     out_.dependencies.push_back(std::move(d));
+  }
+
+  /// `pip install -e ".[flash-attn]"`: the project's own tree with extras. An extra named after a
+  /// package the table calls unsupported or in need of replacement installs that package (projects
+  /// name such extras after what they pull in); it is reported as that dependency, at the word.
+  bool ownExtras(const Word& word, const std::string& value) {
+    const std::size_t open = value.find('[');
+    if (open == std::string::npos || value.back() != ']') return false;
+    const std::string tree = value.substr(0, open);
+    if (!(tree == "." || tree == ".." || tree.rfind("./", 0) == 0 || tree.rfind("../", 0) == 0 ||
+          tree.rfind('/', 0) == 0))
+      return false;
+    std::stringstream names(value.substr(open + 1, value.size() - open - 2));
+    for (std::string name; std::getline(names, name, ',');) {
+      name.erase(std::remove_if(name.begin(), name.end(),
+                                [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
+                 name.end());
+      const Lookup look = lookupPackage(name);
+      if (!look.known() ||
+          (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
+        continue;
+      DependencyUse d;
+      d.file = path_;
+      d.range = range(word);
+      d.written = word.value;
+      d.req.name = name;
+      d.source = source_;
+      d.section = "pip install (an extra of the project)";
+      out_.dependencies.push_back(std::move(d));
+    }
+    return true;
   }
 
   /// apt/yum installs and dpkg queries: only the NVIDIA packages (CUDA toolkit, cuDNN, NCCL,

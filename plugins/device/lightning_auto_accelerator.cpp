@@ -35,6 +35,23 @@ bool isAuto(const ArgumentFact& a) {
   return a.kind == ValueKind::String && !a.fstring && a.text == "auto";
 }
 
+/// `def __init__(self, accelerator="auto")` … `Fabric(accelerator=accelerator)`: the string "auto"
+/// bound to `name` in the function around `call` (a parameter's default or an assignment), or null.
+const StringFact* autoBoundInScope(const Module& module, const CallFact& call, const std::string& name) {
+  const DefinitionFact* scope = nullptr;
+  for (const DefinitionFact& d : module.definitions())
+    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= call.range.start_byte &&
+        call.range.end_byte <= d.range.end_byte &&
+        (!scope || d.range.end_byte - d.range.start_byte < scope->range.end_byte - scope->range.start_byte))
+      scope = &d;
+  if (!scope) return nullptr;
+  for (const StringFact& s : module.strings())
+    if (s.context == StringContext::Assignment && s.name == name && s.value == "auto" && !s.fstring &&
+        scope->range.start_byte <= s.range.start_byte && s.range.end_byte <= call.range.start_byte)
+      return &s;
+  return nullptr;
+}
+
 }  // namespace
 
 void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, FindingSink& sink) {
@@ -45,14 +62,25 @@ void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, F
       continue;
     bool chosen = false;  // an accelerator given some other way than "auto"
     const ArgumentFact* automatic = nullptr;
+    const StringFact* bound_auto = nullptr;  // a name whose value in this function is "auto"
     for (const ArgumentFact& a : call.args) {
       // Positional: old signatures take the accelerator first (from_argparse_args: the namespace).
       if (a.index >= 0 && !from_argparse) chosen = true;
       if (a.keyword != "accelerator") continue;
       if (isAuto(a))
         automatic = &a;
+      else if (const StringFact* s =
+                   a.kind == ValueKind::Name ? autoBoundInScope(module, call, a.text) : nullptr)
+        bound_auto = s;
       else
         chosen = true;
+    }
+    if (bound_auto && !chosen) {
+      auto finding = findingFrom(rule, std::string(module.path()), bound_auto->range, call.callee_written,
+                                 call.callee_resolved,
+                                 {{"value", "\"auto\" (the default of " + bound_auto->name + ")"}});
+      sink.report(std::move(finding));
+      continue;
     }
     // `Trainer(**config)` may carry the accelerator: the argument facts leave splats out, the text
     // has them. from_argparse_args's keywords only add to the namespace's choice.

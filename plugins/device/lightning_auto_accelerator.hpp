@@ -12,7 +12,9 @@ namespace device {
 /// `accelerator="auto"`: Lightning's automatic choice knows TPU, CUDA, MPS and CPU, so on an Ascend
 /// host the run silently falls back to the CPU. A call with `**kwargs`, a positional argument list
 /// that reaches the accelerator, or an accelerator given as a name (its value is chosen elsewhere)
-/// is left alone; inside Lightning's own repository nothing is reported.
+/// is left alone — unless the name is bound to "auto" in the function around the call (a
+/// parameter's default, `def __init__(self, accelerator="auto")`), reported at that string; inside
+/// Lightning's own repository nothing is reported.
 void checkLightningAutoAccelerator(const migrate::sdk::Module& module, const migrate::sdk::RuleInfo& rule,
                                    migrate::sdk::FindingSink& sink);
 

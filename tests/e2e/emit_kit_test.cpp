@@ -278,5 +278,33 @@ TEST(EmitStage, ConfigFilesGetTheDeviceAndBackendRenames) {
   EXPECT_EQ(rules, (std::vector<std::string>{"DEV-049:3", "DEV-023:4", "DIST-001:6"}));
 }
 
+// Ray on an Ascend host: placement-group bundles ask for the "NPU" resource (DEV-069) and the
+// NOSET variable becomes the one Ray's NPU accelerator manager reads (DEV-037); the adapted file
+// still compiles.
+TEST(EmitStage, RayBundlesAndVariablesAskForNpus) {
+  TempDir dir;
+  const fs::path repo = dir / "repo";
+  const std::string source =
+      "import os\nimport ray\nfrom ray.util.placement_group import placement_group\n\n\n"
+      "def engines(n):\n"
+      "    noset = os.environ.get(\"RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES\", \"0\") == \"1\"\n"
+      "    bundles = [{\"GPU\": 1, \"CPU\": 1} for _ in range(n)]\n"
+      "    labels = {\"kind\": \"GPU\"}\n"
+      "    return noset, placement_group(bundles, strategy=\"PACK\"), labels\n";
+  test::writeFile(repo / "engines.py", source);
+  const auto r = runPipeline(repo, dir / "out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const fs::path adapted = dir / "out" / "adapted" / "engines.py";
+  const std::string text = readFile(adapted);
+  EXPECT_NE(text.find("os.environ.get(\"RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES\", \"0\")"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[{\"NPU\": 1, \"CPU\": 1} for _ in range(n)]"), std::string::npos) << text;
+  EXPECT_NE(text.find("{\"kind\": \"GPU\"}"), std::string::npos) << "a value, not a resource key";
+  EXPECT_EQ(readFile(repo / "engines.py"), source) << "the source repository is never modified";
+  const auto compiled = run("/usr/bin/python3 -m py_compile " + quote(adapted.string()));
+  EXPECT_EQ(compiled.exit_code, 0) << compiled.output;
+}
+
 }  // namespace
 }  // namespace migrate
