@@ -398,20 +398,26 @@ class InstallScanner {
       name.erase(std::remove_if(name.begin(), name.end(),
                                 [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
                  name.end());
-      const Lookup look = lookupPackage(name);
-      if (!look.known() ||
-          (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
-        continue;
-      DependencyUse d;
-      d.file = path_;
-      d.range = range(word);
-      d.written = word.value;
-      d.req.name = name;
-      d.source = source_;
-      d.section = "pip install (an extra of the project)";
-      out_.dependencies.push_back(std::move(d));
+      flaggedPackage(word, name, "", "pip install (an extra of the project)");
     }
     return true;
+  }
+
+  /// Reports `name` at `word` when the table calls it unsupported or in need of replacement.
+  void flaggedPackage(const Word& word, const std::string& name, std::string spec, const char* section) {
+    const Lookup look = lookupPackage(name);
+    if (!look.known() ||
+        (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
+      return;
+    DependencyUse d;
+    d.file = path_;
+    d.range = range(word);
+    d.written = word.value;
+    d.req.name = name;
+    d.req.spec = std::move(spec);
+    d.source = source_;
+    d.section = section;
+    out_.dependencies.push_back(std::move(d));
   }
 
   /// apt/yum installs and dpkg queries: only the NVIDIA packages (CUDA toolkit, cuDNN, NCCL,
@@ -423,19 +429,7 @@ class InstallScanner {
       const std::string& v = w[i].value;
       if (v.empty() || v[0] == '-' || v[0] == '$') continue;
       const std::string name = v.substr(0, v.find_first_of("=:"));
-      const Lookup look = lookupPackage(name);
-      if (!look.known() ||
-          (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
-        continue;
-      DependencyUse d;
-      d.file = path_;
-      d.range = range(w[i]);
-      d.written = v;
-      d.req.name = name;
-      if (name.size() < v.size()) d.req.spec = v.substr(name.size());
-      d.source = source_;
-      d.section = "system packages";
-      out_.dependencies.push_back(std::move(d));
+      flaggedPackage(w[i], name, v.substr(name.size()), "system packages");
     }
   }
 
