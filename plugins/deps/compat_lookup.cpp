@@ -51,10 +51,25 @@ const PackageEntry* exactEntry(const std::string& key) {
   return it != table.end() && it->name == key ? &*it : nullptr;
 }
 
-}  // namespace
+/// `TransformerEngine`, `DeepGEMM` (a repository named in CamelCase, as in a git URL):
+/// `transformer-engine`, `deep-gemm`. A name without inner capitals comes back unchanged.
+std::string camelWords(std::string_view name) {
+  auto upper = [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; };
+  auto lowerOrDigit = [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) != 0 ||
+           std::isdigit(static_cast<unsigned char>(c)) != 0;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const bool next_lower = i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1]));
+    if (i > 0 && upper(name[i]) && (lowerOrDigit(name[i - 1]) || (upper(name[i - 1]) && next_lower)))
+      out += '-';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(name[i])));
+  }
+  return out;
+}
 
-Lookup lookupPackage(std::string_view name) {
-  const std::string key = normalizeName(name);
+Lookup lookupNormalised(const std::string& key) {
   Lookup out;
   if ((out.package = exactEntry(key))) return out;
   for (const PatternEntry& p : patternTable()) {
@@ -64,6 +79,19 @@ Lookup lookupPackage(std::string_view name) {
       break;
     }
   }
+  return out;
+}
+
+}  // namespace
+
+Lookup lookupPackage(std::string_view name) {
+  const std::string key = normalizeName(name);
+  Lookup out = lookupNormalised(key);
+  // `git+https://github.com/NVIDIA/TransformerEngine.git`: the repository's CamelCase name for the
+  // package `transformer-engine`.
+  if (!out.known())
+    if (const std::string words = normalizeName(camelWords(name)); words != key)
+      out = lookupNormalised(words);
   return out;
 }
 

@@ -35,6 +35,24 @@ std::pair<std::uint32_t, std::uint32_t> scalarExtent(std::string_view text,
 
 }  // namespace
 
+bool looksLikeCondaEnvironment(std::string_view text) {
+  bool dependencies = false;
+  bool conda = false;  // channels, or a pip sub-list
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t eol = text.find('\n', at);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(at, eol - at);
+    at = eol + 1;
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+      line.remove_suffix(1);
+    if (line == "dependencies:") dependencies = true;
+    if (line == "channels:") conda = true;
+    const auto first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && first > 0 && line.substr(first) == "- pip:") conda = true;
+  }
+  return dependencies && conda;
+}
+
 void readCondaEnvironment(const std::string& path, std::string_view text, Manifests& out) {
   YAML::Node root;
   try {

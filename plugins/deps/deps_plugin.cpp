@@ -235,6 +235,10 @@ class DepsPlugin final : public Plugin {
         case deps::ManifestKind::CondaEnvironment:
           deps::readCondaEnvironment(path, *text, m);
           break;
+        case deps::ManifestKind::OtherYaml:  // `semantic_design.yml`: conda's by its content
+          if (!deps::looksLikeCondaEnvironment(*text)) return;
+          deps::readCondaEnvironment(path, *text, m);
+          break;
         case deps::ManifestKind::Dockerfile:
           deps::readDockerfile(path, *text, m);
           break;

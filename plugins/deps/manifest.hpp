@@ -225,8 +225,13 @@ enum class ManifestKind {
   Pyproject,
   CondaEnvironment,
   Dockerfile,
-  Shell
+  Shell,
+  OtherYaml  ///< a YAML file not named like a conda environment: read as one if its text is one
 };
 ManifestKind manifestKind(std::string_view path);
+/// Whether the text of a YAML file of any name (`semantic_design.yml`) is a conda environment: a
+/// top-level `dependencies:` beside a top-level `channels:` or a `- pip:` entry (a Helm chart's
+/// `dependencies:` has neither).
+bool looksLikeCondaEnvironment(std::string_view text);
 
 }  // namespace deps

@@ -195,7 +195,7 @@ ManifestKind manifestKind(std::string_view path) {
         stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0 ||
         stem.rfind("env.", 0) == 0)  // env.gpu.yml, env.cpu.yml
       return ManifestKind::CondaEnvironment;
-    return ManifestKind::None;
+    return ManifestKind::OtherYaml;
   }
   if (ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".slurm" || ext == ".sbatch")
     return ManifestKind::Shell;

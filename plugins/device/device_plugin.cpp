@@ -19,7 +19,7 @@ using namespace migrate::sdk;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
-    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069
+    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069, DEV-070
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
