@@ -68,6 +68,10 @@ struct Lookup {
   const PackageEntry* package = nullptr;  ///< exact or alias match
   const PatternEntry* pattern = nullptr;  ///< family match when no exact one
   bool known() const { return package || pattern; }
+  /// Known and unsupported or in need of replacement: a dependency the migration has to change.
+  bool flagged() const {
+    return known() && (verdict() == Verdict::Unsupported || verdict() == Verdict::NeedsReplacement);
+  }
   Verdict verdict() const;
   std::string_view replacement() const;
   std::string_view note() const;

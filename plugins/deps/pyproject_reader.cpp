@@ -377,8 +377,7 @@ class PyprojectInterpreter {
     if (tool && n == 5 && path[1] == "uv" && path[2] == "sources" && last == "url" &&
         v.kind == TomlValue::Kind::String && isWheelName(v.str) && cudaTag(v.str).empty()) {
       const Lookup look = lookupPackage(path[3]);
-      if (look.known() &&
-          (look.verdict() == Verdict::Unsupported || look.verdict() == Verdict::NeedsReplacement)) {
+      if (look.flagged()) {
         DependencyUse d;
         d.file = path_;
         d.range = index_.range(v.begin, v.end);

@@ -406,9 +406,7 @@ class InstallScanner {
   /// Reports `name` at `word` when the table calls it unsupported or in need of replacement.
   void flaggedPackage(const Word& word, const std::string& name, std::string spec, const char* section) {
     const Lookup look = lookupPackage(name);
-    if (!look.known() ||
-        (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
-      return;
+    if (!look.flagged()) return;
     DependencyUse d;
     d.file = path_;
     d.range = range(word);
@@ -465,9 +463,7 @@ class InstallScanner {
       const auto req = parseRequirement("git+" + url);
       if (!req || req->name.empty()) return;
       const Lookup look = lookupPackage(req->name);
-      if (!look.known() ||
-          (look.verdict() != Verdict::Unsupported && look.verdict() != Verdict::NeedsReplacement))
-        return;
+      if (!look.flagged()) return;
       DependencyUse d;
       d.file = path_;
       d.range = range(w[i]);
