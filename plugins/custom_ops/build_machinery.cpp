@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -544,8 +545,32 @@ void PythonFile::extensionCalls() {
     if (!c.assigned_to.empty() && !called.empty() && std::isupper(static_cast<unsigned char>(called[0])))
       instances[{scopeOf(c.range), c.assigned_to}] = module;
   };
+  // `cls.packbits = packbits_cpp.packbits_cpp` … `ResidualCodec.packbits(x)`, `self.packbits(x)`:
+  // a kernel held as an attribute of a class is called through the class or its instances.
+  std::map<std::string, std::string> class_held;  // attribute → module
+  for (const auto& a : m_.attributes()) {
+    const std::string ref = kernelReference(a);
+    if (ref.empty()) continue;
+    const std::string_view src = m_.source();
+    const std::size_t bol = src.rfind('\n', a.range.start_byte) + 1;  // npos + 1 == 0
+    const std::string_view line = src.substr(bol, src.find('\n', a.range.start_byte) - bol);
+    static const RE2 kHeld(R"(^\s*(?:self|cls|[A-Z]\w*)\.(\w+)\s*=\s*([\w.]+)\s*$)", bytePattern());
+    std::string attribute, value;
+    if (RE2::FullMatch(line, kHeld, &attribute, &value) && value == ref)
+      class_held.emplace(attribute, ref.substr(0, ref.find('.')));
+  }
   for (const auto& c : m_.calls()) {
     const std::string& w = c.callee_written;
+    if (const std::size_t dot = w.find('.');
+        !class_held.empty() && dot != std::string::npos && w.find('.', dot + 1) == std::string::npos) {
+      const std::string receiver = w.substr(0, dot);
+      const auto kernel = class_held.find(w.substr(dot + 1));
+      if (kernel != class_held.end() && (receiver == "self" || receiver == "cls" ||
+                                         std::isupper(static_cast<unsigned char>(receiver[0])))) {
+        reportCall(c, kernel->second, kernel->first);
+        continue;
+      }
+    }
     // torch.ops.NS.fn(…) / OP.fn(…) with OP = torch.ops.NS, NS built by a load() of this file.
     std::string ns;
     if (startsWith(w, "torch.ops.")) ns = rootOf(w.substr(10));

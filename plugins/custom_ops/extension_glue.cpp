@@ -360,14 +360,10 @@ std::string_view callArguments(std::string_view text, std::size_t open) {
   return close < text.size() ? text.substr(open + 1, close - open - 1) : std::string_view();
 }
 
-/// `def make_cuda_ext(name, module, sources, sources_cuda=None): … CUDAExtension(name=f"{module}.{name}")`
-/// then `make_cuda_ext(name="deform_conv_ext", module="basicsr.ops.dcn", …)`: a module-level helper
-/// that builds CUDAExtensions declares `module.name` for each call (the open-mmlab convention), or
-/// `name` when the call gives no module.
-void declaredThroughHelpers(const std::string& path, std::string_view text,
-                            std::map<std::string, std::string>& out) {
+/// The module-level functions of `text`: name and body (up to the next line at column 0).
+std::vector<std::pair<std::string, std::string_view>> topLevelDefs(std::string_view text) {
   static const RE2 kDef(R"((?m)^def[ \t]+([A-Za-z_]\w*)[ \t]*\()", bytePattern());
-  std::vector<std::string> helpers;
+  std::vector<std::pair<std::string, std::string_view>> defs;
   forEachMatch(kDef, text, [&](const auto& m) {
     const std::size_t def = static_cast<std::size_t>(m[0].data() - text.data());
     // The body ends where a later line starts at column 0 (a signature's closing `)` aside).
@@ -380,9 +376,20 @@ void declaredThroughHelpers(const std::string& path, std::string_view text,
         break;
       }
     }
-    if (text.substr(def, end - def).find("CUDAExtension") != std::string_view::npos)
-      helpers.push_back(str(m[1]));
+    defs.emplace_back(str(m[1]), text.substr(def, end - def));
   });
+  return defs;
+}
+
+/// `def make_cuda_ext(name, module, sources, sources_cuda=None): … CUDAExtension(name=f"{module}.{name}")`
+/// then `make_cuda_ext(name="deform_conv_ext", module="basicsr.ops.dcn", …)`: a module-level helper
+/// that builds CUDAExtensions declares `module.name` for each call (the open-mmlab convention), or
+/// `name` when the call gives no module.
+void declaredThroughHelpers(const std::string& path, std::string_view text,
+                            std::map<std::string, std::string>& out) {
+  std::vector<std::string> helpers;
+  for (const auto& [name, body] : topLevelDefs(text))
+    if (body.find("CUDAExtension") != std::string_view::npos) helpers.push_back(name);
   static const RE2 kName(R"(\bname\s*=\s*["']([\w.]+)["'])", bytePattern());
   static const RE2 kModule(R"(\bmodule\s*=\s*["']([\w.]+)["'])", bytePattern());
   for (const std::string& helper : helpers) {
@@ -420,6 +427,51 @@ void declaredExtensions(const std::string& path, std::string_view text,
   declaredThroughHelpers(path, text, out);
 }
 
+/// `PCCMExtension(cus, "spconv/core_cc", …)`: pccm's setuptools extension (cumm's code generator,
+/// which compiles its generated C++ and CUDA with nvcc) declares the package its second argument
+/// names; every module under it is compiled.
+void declaredGeneratedPackages(const std::string& path, std::string_view text,
+                               std::map<std::string, std::string>& out) {
+  if (text.find("PCCMExtension") == std::string_view::npos) return;
+  static const RE2 kBuild(R"(\bPCCMExtension\s*\()", bytePattern());
+  static const RE2 kFirstString(R"(["']([\w./]+)["'])", bytePattern());
+  forEachMatch(kBuild, text, [&](const auto& m) {
+    const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
+    std::string name;
+    if (!RE2::PartialMatch(callArguments(text, open), kFirstString, &name)) return;
+    std::replace(name.begin(), name.end(), '/', '.');
+    out.emplace(name, path);
+  });
+}
+
+/// `_backend = load(name="ext_lib", sources=…)`, or `_backend = _load_C_extensions()` with a
+/// module-level function of the file returning such a build: a module-level name bound to a JIT
+/// build (of a file that speaks of CUDA) is a compiled module that other files import by name
+/// (`from ._csrc import _backend` … `_backend.syncbn_forward(…)`): `module.name` is declared.
+void declaredJitBindings(const std::string& path, std::string_view text,
+                         std::map<std::string, std::string>& out) {
+  if (text.find("cpp_extension") == std::string_view::npos) return;
+  std::string lowered(text);
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lowered.find("cuda") == std::string::npos) return;
+  static const RE2 kJitCall(R"((?:^|[^\w.])(?:cpp_extension\.)?load(?:_inline)?\s*\()", bytePattern());
+  std::set<std::string> builders{"load",
+                                 "load_inline",
+                                 "cpp_extension.load",
+                                 "cpp_extension.load_inline",
+                                 "torch.utils.cpp_extension.load",
+                                 "torch.utils.cpp_extension.load_inline"};
+  for (const auto& [name, body] : topLevelDefs(text))
+    if (RE2::PartialMatch(body, kJitCall)) builders.insert(name);
+  static const RE2 kBinding(R"((?m)^([A-Za-z_]\w*)[ \t]*=[ \t]*([\w.]+)[ \t]*\()", bytePattern());
+  bool package = false;
+  const std::string module = dottedName(path, package);
+  forEachMatch(kBinding, text, [&](const auto& m) {
+    if (builders.count(str(m[2]))) out.emplace(module.empty() ? str(m[1]) : module + "." + str(m[1]), path);
+  });
+}
+
 class Glue {
  public:
   Glue(std::vector<PyFile>& files, std::map<std::string, std::string> declared)
@@ -442,13 +494,24 @@ class Glue {
     }
   }
 
-  const std::map<std::string, std::string>& declared() const { return declared_; }
-  bool declaredOnly(const std::string& module) const {
-    return declared_.count(module) && !looksLikeExtension(module);
+  /// The build script declaring `module`, or one of the packages holding it (the submodules of
+  /// a compiled package are compiled: `spconv.core_cc.csrc.sparse.all` of `spconv/core_cc`);
+  /// nullptr when none does.
+  const std::string* declaredIn(const std::string& module) const {
+    for (std::string m = module;;) {
+      if (by_module_.count(m)) return nullptr;  // a Python module of the repository
+      if (const auto it = declared_.find(m); it != declared_.end()) return &it->second;
+      const std::size_t dot = m.rfind('.');
+      if (dot == std::string::npos) return nullptr;
+      m.resize(dot);
+    }
   }
-  bool extension(const std::string& module) const {
-    return declared_.count(module) || looksLikeExtension(module);
+  /// `exactly`: declared under this very name, not as a module inside a declared package.
+  bool declaredOnly(const std::string& module, bool exactly = false) const {
+    return (exactly ? declared_.count(module) > 0 : declaredIn(module) != nullptr) &&
+           !looksLikeExtension(module);
   }
+  bool extension(const std::string& module) const { return declaredIn(module) || looksLikeExtension(module); }
   /// looksLikeExtensionModule, remembered per name: propagate() asks it for every import of
   /// every block in every round, and it was most of the glue pass's time.
   bool looksLikeExtension(const std::string& module) const {
@@ -489,13 +552,12 @@ class Glue {
       if (!called && attrs.empty()) continue;
       auto add = [&](Way way, std::string note = {}) { used.push_back({i, way, std::move(note), {}}); };
       const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
-      if (extension(target)) {  // an extension module: alias.fn(...)
-        if (attrs.empty()) continue;
+      if (extension(target) && !attrs.empty()) {  // an extension module: alias.fn(...)
         if (looksLikeExtension(target))
           add(Way::Kernel);
         else
-          add(Way::Declared, imp.bound + "." + attrs.front() + " (" + target + ", declared in " +
-                                 declared_.at(target) + ")");
+          add(Way::Declared,
+              imp.bound + "." + attrs.front() + " (" + target + ", declared in " + *declaredIn(target) + ")");
         continue;
       }
       if (!imp.name.empty() && extension(imp.module)) {  // from ext import fn
@@ -506,6 +568,7 @@ class Glue {
           add(Way::Declared, imp.bound + " (" + imp.module + ")");
         continue;
       }
+      if (extension(target)) continue;
       // The module pass takes these as kernels (not a kernel library's own modules inside it).
       const bool own_library =
           imp.module.substr(0, imp.module.find('.')) == f.dotted.substr(0, f.dotted.find('.'));
@@ -610,7 +673,11 @@ class Glue {
 std::string declaredModule(const Glue& glue, const Import& imp) {
   if (imp.star) return "";
   const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
-  return glue.declaredOnly(target) ? target : glue.declaredOnly(imp.module) ? imp.module : "";
+  // A name a build declares itself first (`from structured_kernels import fn` is a function of the
+  // declared module), then a name inside a declared package (`from pkg.core_cc.x import Ops`).
+  for (const std::string& m : {target, imp.module})
+    if (glue.declaredOnly(m, true)) return m;
+  return glue.declaredOnly(target) ? target : "";
 }
 
 /// The autograd Functions of `f` that reach an extension only through other modules, with the way.
@@ -681,8 +748,7 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
     if (module.empty() || imp.line >= t.lines.size()) continue;
     auto f1 = rules.make(kExtensionImport, f.path, lineRange(imp.line), module, module, {{"value", module}});
     if (f1) {
-      f1->details = {
-          {"module", module}, {"bound_as", imp.bound}, {"declared_in", glue.declared().at(module)}};
+      f1->details = {{"module", module}, {"bound_as", imp.bound}, {"declared_in", *glue.declaredIn(module)}};
       sink.report(std::move(*f1));
     }
     if (npu_path) continue;
@@ -726,7 +792,7 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
             str(m[2]), {}, {{"value", module}});
         if (!f2) return;
         f2->details = {
-            {"module", module}, {"function", str(m[3])}, {"declared_in", glue.declared().at(module)}};
+            {"module", module}, {"function", str(m[3])}, {"declared_in", *glue.declaredIn(module)}};
         sink.report(std::move(*f2));
       });
     }
@@ -747,6 +813,8 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
 Scan scanText(const std::string& path, std::string_view text) {
   std::map<std::string, std::string> declared;
   declaredExtensions(path, text, declared);
+  declaredGeneratedPackages(path, text, declared);
+  declaredJitBindings(path, text, declared);
   Scan scan;
   for (auto& [name, _] : declared) scan.declared.push_back(name);
   scan.may_import = mayImportExtension(text);

@@ -56,13 +56,16 @@ bool builderName(const std::string& callee) {
 void PythonFile::extensionBuilds() {
   for (const auto& c : m_.calls()) {
     const std::string& r = c.callee_resolved;
-    if (r == "torch.utils.cpp_extension.CUDAExtension" ||
+    // pccm's extension (cumm's code generator: its generated C++ and CUDA built with nvcc) names
+    // the package it builds second: `PCCMExtension(cus, "spconv/core_cc", …)`.
+    const bool pccm = r == "pccm.extension.PCCMExtension" || r == "pccm.PCCMExtension";
+    if (r == "torch.utils.cpp_extension.CUDAExtension" || pccm ||
         ((r == "torch.utils.cpp_extension.CppExtension" || r == "setuptools.Extension" ||
           r == "distutils.core.Extension" || r == "setuptools.extension.Extension") &&
          std::any_of(c.args.begin(), c.args.end(),
                      [](const auto& a) { return mentionsCudaSource(a.text); }))) {
-      std::string name = argText(c, "name", 0);
-      std::string sources = argText(c, "sources", 1);
+      std::string name = argText(c, "name", pccm ? 1 : 0);
+      std::string sources = argText(c, "sources", pccm ? 0 : 1);
       auto f = rules_.make(kExtension, std::string(m_.path()), c.name_range, c.callee_written, r,
                            {{"value", name.empty() ? std::string("?") : name}});
       if (!f) continue;

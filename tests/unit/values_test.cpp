@@ -172,6 +172,13 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.npu.is_available()"), PlatformTest::NpuOnly);
   EXPECT_EQ(classifyCondition("is_torch_npu_available() and x"), PlatformTest::NpuOnly);
   EXPECT_EQ(classifyCondition("torch.version.hip or torch.cuda.is_available()"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("(torch.cuda.is_available() and torch.version.hip is not None) or "
+                              "os.getenv(\"FORCE_ROCM\", \"0\") == 1"),
+            PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("(torch.cuda.is_available() and torch.version.cuda is not None) or "
+                              "os.getenv(\"FORCE_CUDA\", \"0\") == \"1\""),
+            PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("os.environ.get('USE_ROCM') == '1'"), PlatformTest::OffNpu);
   EXPECT_EQ(classifyCondition("torch.cuda.is_available()"), PlatformTest::Cuda);
   EXPECT_EQ(classifyCondition("cfg.device.startswith('cuda')"), PlatformTest::Cuda);
   EXPECT_EQ(classifyCondition("'cuda' in device"), PlatformTest::Cuda);

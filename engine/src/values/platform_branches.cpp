@@ -4,6 +4,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,10 @@ bool identChar(char c) {
   return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-/// The operands of the condition's top-level `and` chain (outside brackets and strings); empty
-/// when it has a top-level `or`.
-std::vector<std::string_view> andTerms(std::string_view c) {
+/// The operands of the condition's top-level chain of `op` ("and" or "or"; outside brackets and
+/// strings); empty when it has the other operator at the top level too.
+std::vector<std::string_view> chainTerms(std::string_view c, std::string_view op) {
+  const std::string_view other = op == "and" ? "or" : "and";
   std::vector<std::string_view> terms;
   std::size_t from = 0;
   int depth = 0;
@@ -53,10 +55,10 @@ std::vector<std::string_view> andTerms(std::string_view c) {
     auto word = [&](std::string_view w) {
       return c.substr(i, w.size()) == w && (i + w.size() == c.size() || !identChar(c[i + w.size()]));
     };
-    if (word("or")) return {};
-    if (word("and")) {
+    if (word(other)) return {};
+    if (word(op)) {
       terms.push_back(trim(c.substr(from, i - from)));
-      from = i + 3;
+      from = i + op.size();
     }
   }
   terms.push_back(trim(c.substr(from)));
@@ -76,6 +78,7 @@ bool testsOtherPlatform(std::string_view t) {
   static const RE2 kOther(
       R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
       R"(^(\w+\.)*(\w+_)?(?i:rocm|hip)(_\w+)?$|)"
+      R"(\b(getenv|environ\.get|environ)\s*[(\[]\s*["'](\w+_)?(?i:rocm|hip)(_\w+)?["']|)"
       R"(\bis_(torch_)?(xla|tpu|mps|xpu|hpu)\w*\s*\(|\btorch\.(backends\.)?(mps|xpu|hpu)\.is_available\s*\(|)"
       R"((==|\bin\b)\s*\(?\s*["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']|["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']\s*==)",
       RE2::Quiet);
@@ -103,8 +106,17 @@ bool excludesNpu(std::string_view t) {
 }  // namespace
 
 PlatformTest classifyCondition(std::string_view condition) {
-  const auto terms = andTerms(trim(condition));  // a condition wrapped in parentheses as a whole too
-  if (terms.empty()) return PlatformTest::Neither;
+  condition = trim(condition);  // a condition wrapped in parentheses as a whole too
+  const auto terms = chainTerms(condition, "and");
+  if (terms.empty()) {
+    // `(torch.cuda.is_available() and torch.version.hip is not None) or os.getenv("FORCE_ROCM")`:
+    // an `or` of tests that each select another platform selects it too.
+    const auto alternatives = chainTerms(condition, "or");
+    const bool off = !alternatives.empty() &&
+                     std::all_of(alternatives.begin(), alternatives.end(),
+                                 [](auto t) { return classifyCondition(t) == PlatformTest::OffNpu; });
+    return off ? PlatformTest::OffNpu : PlatformTest::Neither;
+  }
   bool npu = false;
   for (std::string_view t : terms) {
     if (testsOtherPlatform(t) || excludesNpu(t)) return PlatformTest::OffNpu;
