@@ -472,6 +472,40 @@ void declaredJitBindings(const std::string& path, std::string_view text,
   });
 }
 
+/// `class CMakeExtension(Extension)` … `CMakeExtension("bmtrain.C")`: a setuptools Extension the
+/// script's own subclass hands to CMake declares its module, as `cmake:` + the name; it counts as
+/// compiled CUDA only where a CMake file of the repository builds CUDA (cudaCMakeProject).
+constexpr std::string_view kCMakeDeclared = "cmake:";
+void declaredCMakeExtensions(const std::string& path, std::string_view text,
+                             std::map<std::string, std::string>& out) {
+  if (text.find("Extension") == std::string_view::npos || text.find("cmake") == std::string_view::npos)
+    return;
+  static const RE2 kSubclass(R"((?m)^class[ \t]+(\w+)[ \t]*\([ \t]*(?:setuptools\.)?Extension[ \t]*\))",
+                             bytePattern());
+  forEachMatch(kSubclass, text, [&](const auto& cls) {
+    const RE2 build(R"((?:^|[^\w.])()" + str(cls[1]) + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])",
+                    bytePattern());
+    forEachMatch(build, text,
+                 [&](const auto& m) { out.emplace(std::string(kCMakeDeclared) + str(m[2]), path); });
+  });
+}
+
+/// Whether a CMake file of the repository compiles CUDA (`project(… LANGUAGES CXX CUDA)`,
+/// `enable_language(CUDA)`, CUDA toolkit packages, `.cu` sources).
+bool cudaCMakeProject(const sdk::WorkspaceView& workspace) {
+  static const RE2 kCuda(
+      R"(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|find_package\s*\(\s*CUDA|\.cu\b)",
+      bytePattern());
+  for (const auto& entry : workspace.files()) {
+    const std::string& p = entry.path;
+    const std::size_t slash = p.rfind('/');
+    const std::string_view name = std::string_view(p).substr(slash == std::string::npos ? 0 : slash + 1);
+    if (name != "CMakeLists.txt" && !endsWith(std::string(name), ".cmake")) continue;
+    if (const auto text = workspace.read(p); text && RE2::PartialMatch(*text, kCuda)) return true;
+  }
+  return false;
+}
+
 class Glue {
  public:
   Glue(std::vector<PyFile>& files, std::map<std::string, std::string> declared)
@@ -815,6 +849,7 @@ Scan scanText(const std::string& path, std::string_view text) {
   declaredExtensions(path, text, declared);
   declaredGeneratedPackages(path, text, declared);
   declaredJitBindings(path, text, declared);
+  declaredCMakeExtensions(path, text, declared);
   Scan scan;
   for (auto& [name, _] : declared) scan.declared.push_back(name);
   scan.may_import = mayImportExtension(text);
@@ -861,6 +896,15 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
         workspace.remember(files[i].path, kMemoKind,
                            encodeMemo(scans[i], summarised[i] ? &files[i] : nullptr));
   };
+  // CMake-built extensions are compiled CUDA when the repository's CMake builds CUDA.
+  const auto cmake = declared.lower_bound(std::string(kCMakeDeclared));
+  if (cmake != declared.end() && startsWith(cmake->first, std::string(kCMakeDeclared))) {
+    const bool cuda = cudaCMakeProject(workspace);
+    for (auto it = cmake; it != declared.end() && startsWith(it->first, std::string(kCMakeDeclared));) {
+      if (cuda) declared.emplace(it->first.substr(kCMakeDeclared.size()), it->second);
+      it = declared.erase(it);
+    }
+  }
   // Most repositories have no compiled extension: stop before reading the files closely.
   if (!candidate && declared.empty()) return rememberFresh();
   for (std::size_t i = 0; i < files.size(); ++i) {
