@@ -611,8 +611,9 @@ void PythonFile::extensionCalls() {
       reportCall(c, held->second, w);
       continue;
     }
-    // A method of what an extension call returned in the same function (`m.init(…)`).
-    if (!root.empty() && !instances.empty()) {
+    // A method of what an extension call returned in the same function (`m.init(…)`; not a
+    // method of one of its attributes, `m.data_.copy_(…)`, a tensor it holds).
+    if (!root.empty() && !instances.empty() && w.find('.', root.size() + 1) == std::string::npos) {
       if (auto obj = instances.find({scopeOf(c.range), root}); obj != instances.end()) {
         reportCall(c, obj->second, w);
         continue;

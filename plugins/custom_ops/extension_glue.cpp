@@ -474,7 +474,7 @@ void declaredJitBindings(const std::string& path, std::string_view text,
 
 /// `class CMakeExtension(Extension)` … `CMakeExtension("bmtrain.C")`: a setuptools Extension the
 /// script's own subclass hands to CMake declares its module, as `cmake:` + the name; it counts as
-/// compiled CUDA only where a CMake file of the repository builds CUDA (cudaCMakeProject).
+/// compiled CUDA only where a CMake file of the repository builds CUDA (CudaCMake).
 constexpr std::string_view kCMakeDeclared = "cmake:";
 void declaredCMakeExtensions(const std::string& path, std::string_view text,
                              std::map<std::string, std::string>& out) {
@@ -490,20 +490,34 @@ void declaredCMakeExtensions(const std::string& path, std::string_view text,
   });
 }
 
-/// Whether a CMake file of the repository compiles CUDA (`project(… LANGUAGES CXX CUDA)`,
-/// `enable_language(CUDA)`, CUDA toolkit packages, `.cu` sources).
-bool cudaCMakeProject(const sdk::WorkspaceView& workspace) {
+/// What the repository's CMake files build with CUDA: whether any compiles CUDA (`project(…
+/// LANGUAGES CXX CUDA)`, `enable_language(CUDA)`, CUDA toolkit packages, `.cu` sources), and the
+/// Python modules such a file names (`project(_kernels LANGUAGES CUDA CXX)`,
+/// `pybind11_add_module(name …)`, `Python_add_library(name MODULE …)`), with the file.
+struct CudaCMake {
+  bool any = false;
+  std::map<std::string, std::string> modules;
+};
+
+CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace) {
   static const RE2 kCuda(
       R"(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|find_package\s*\(\s*CUDA|\.cu\b)",
       bytePattern());
+  static const RE2 kModule(
+      R"((?i)\b(?:project|pybind11_add_module|nanobind_add_module|python3?_add_library)\s*\(\s*(\w+))",
+      bytePattern());
+  CudaCMake cmake;
   for (const auto& entry : workspace.files()) {
     const std::string& p = entry.path;
     const std::size_t slash = p.rfind('/');
-    const std::string_view name = std::string_view(p).substr(slash == std::string::npos ? 0 : slash + 1);
-    if (name != "CMakeLists.txt" && !endsWith(std::string(name), ".cmake")) continue;
-    if (const auto text = workspace.read(p); text && RE2::PartialMatch(*text, kCuda)) return true;
+    const std::string name = p.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (name != "CMakeLists.txt" && !endsWith(name, ".cmake")) continue;
+    const auto text = workspace.read(p);
+    if (!text || !RE2::PartialMatch(*text, kCuda)) continue;
+    cmake.any = true;
+    forEachMatch(kModule, *text, [&](const auto& m) { cmake.modules.emplace(str(m[1]), p); });
   }
-  return false;
+  return cmake;
 }
 
 class Glue {
@@ -897,16 +911,14 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
                            encodeMemo(scans[i], summarised[i] ? &files[i] : nullptr));
   };
   // CMake-built extensions are compiled CUDA when the repository's CMake builds CUDA.
-  const auto cmake = declared.lower_bound(std::string(kCMakeDeclared));
-  if (cmake != declared.end() && startsWith(cmake->first, std::string(kCMakeDeclared))) {
-    const bool cuda = cudaCMakeProject(workspace);
-    for (auto it = cmake; it != declared.end() && startsWith(it->first, std::string(kCMakeDeclared));) {
-      if (cuda) declared.emplace(it->first.substr(kCMakeDeclared.size()), it->second);
-      it = declared.erase(it);
-    }
+  const CudaCMake cmake = readCudaCMake(workspace);
+  const auto first = declared.lower_bound(std::string(kCMakeDeclared));
+  for (auto it = first; it != declared.end() && startsWith(it->first, std::string(kCMakeDeclared));) {
+    if (cmake.any) declared.emplace(it->first.substr(kCMakeDeclared.size()), it->second);
+    it = declared.erase(it);
   }
   // Most repositories have no compiled extension: stop before reading the files closely.
-  if (!candidate && declared.empty()) return rememberFresh();
+  if (!candidate && declared.empty() && cmake.modules.empty()) return rememberFresh();
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (summarised[i]) continue;
     if (auto text = workspace.read(files[i].path)) {
@@ -915,6 +927,15 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
     }
   }
   rememberFresh();
+  // `import quest._kernels` with `project(_kernels LANGUAGES CUDA CXX)`: a module a CUDA CMake
+  // file builds, imported by its last name.
+  for (const PyFile& f : files)
+    for (const Import& imp : f.imports) {
+      if (imp.star || cmake.modules.empty()) continue;
+      const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
+      const auto built = cmake.modules.find(target.substr(target.rfind('.') + 1));
+      if (built != cmake.modules.end()) declared.emplace(target, built->second);
+    }
   Glue glue(files, declared);
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
   glue.propagate();
