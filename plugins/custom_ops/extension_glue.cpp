@@ -451,10 +451,8 @@ void declaredGeneratedPackages(const std::string& path, std::string_view text,
 void declaredJitBindings(const std::string& path, std::string_view text,
                          std::map<std::string, std::string>& out) {
   if (text.find("cpp_extension") == std::string_view::npos) return;
-  std::string lowered(text);
-  std::transform(lowered.begin(), lowered.end(), lowered.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (lowered.find("cuda") == std::string::npos) return;
+  static const RE2 kCuda("(?i)cuda", bytePattern());
+  if (!RE2::PartialMatch(text, kCuda)) return;
   static const RE2 kJitCall(R"((?:^|[^\w.])(?:cpp_extension\.)?load(?:_inline)?\s*\()", bytePattern());
   std::set<std::string> builders{"load",
                                  "load_inline",
@@ -499,7 +497,7 @@ struct CudaCMake {
   std::map<std::string, std::string> modules;
 };
 
-CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace) {
+CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<std::string>& skip_dirs) {
   static const RE2 kCuda(
       R"(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|find_package\s*\(\s*CUDA|\.cu\b)",
       bytePattern());
@@ -508,10 +506,8 @@ CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace) {
       bytePattern());
   CudaCMake cmake;
   for (const auto& entry : workspace.files()) {
+    if (entry.language != sdk::Language::CMake || inSkippedDir(entry.path, skip_dirs)) continue;
     const std::string& p = entry.path;
-    const std::size_t slash = p.rfind('/');
-    const std::string name = p.substr(slash == std::string::npos ? 0 : slash + 1);
-    if (name != "CMakeLists.txt" && !endsWith(name, ".cmake")) continue;
     const auto text = workspace.read(p);
     if (!text || !RE2::PartialMatch(*text, kCuda)) continue;
     cmake.any = true;
@@ -911,7 +907,7 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
                            encodeMemo(scans[i], summarised[i] ? &files[i] : nullptr));
   };
   // CMake-built extensions are compiled CUDA when the repository's CMake builds CUDA.
-  const CudaCMake cmake = readCudaCMake(workspace);
+  const CudaCMake cmake = readCudaCMake(workspace, options.skip_dirs);
   const auto first = declared.lower_bound(std::string(kCMakeDeclared));
   for (auto it = first; it != declared.end() && startsWith(it->first, std::string(kCMakeDeclared));) {
     if (cmake.any) declared.emplace(it->first.substr(kCMakeDeclared.size()), it->second);
