@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "build_machinery.hpp"
@@ -668,8 +670,17 @@ bool isDockerfile(const std::string& path) {
   return name == "Dockerfile" || startsWith(name, "Dockerfile.") || endsWith(lower(name), ".dockerfile");
 }
 
-/// The local directory a `pip install …` builds (".", "-e ./pkg", "/src/ext"), or "".
-std::string pipLocalTarget(const std::string& args) {
+/// What one `pip install …` of a local directory builds: the directory (".", "-e ./pkg",
+/// "/src/ext") and the extras it asks for (`.[compile]` → "compile").
+struct LocalInstall {
+  std::string target;
+  std::string extras;
+  bool vcs = false;  ///< a source checkout (`pkg @ git+https://…`), built like a local directory
+};
+
+/// The local directory (or VCS source) the arguments of one `pip install` name, up to the next
+/// command.
+std::optional<LocalInstall> pipLocalTarget(std::string_view args) {
   static const std::set<std::string> kWithValue = {"-r",
                                                    "--requirement",
                                                    "-c",
@@ -691,19 +702,111 @@ std::string pipLocalTarget(const std::string& args) {
     while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
     std::size_t j = i;
     while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
-    if (j > i) tokens.push_back(args.substr(i, j - i));
+    if (j > i) tokens.emplace_back(args.substr(i, j - i));
     i = j;
   }
   for (std::size_t k = 0; k < tokens.size(); ++k) {
-    const std::string& t = tokens[k];
+    std::string t = tokens[k];
     if (t == "&&" || t == "||" || t == ";" || t == "|") break;  // the next command
     if (kWithValue.count(t)) {
       ++k;
       continue;
     }
     if (startsWith(t, "-")) continue;
+    while (!t.empty() && (t.front() == '"' || t.front() == '\'')) t.erase(0, 1);
+    while (!t.empty() && (t.back() == '"' || t.back() == '\'')) t.pop_back();
+    LocalInstall install;
+    if (startsWith(t, "git+")) {
+      install.target = t.substr(4);
+      install.vcs = true;
+      return install;
+    }
+    if (const auto open = t.find('['); open != std::string::npos && endsWith(t, "]")) {
+      install.extras = t.substr(open + 1, t.size() - open - 2);
+      t.resize(open);
+    }
     const bool local = t == "." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/");
-    if (local && !endsWith(t, ".txt") && !endsWith(t, ".whl") && !endsWith(t, ".tar.gz")) return t;
+    if (local && !endsWith(t, ".txt") && !endsWith(t, ".whl") && !endsWith(t, ".tar.gz")) {
+      install.target = t;
+      return install;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Every local install of a line: each `pip install` on it (`pip install -e . && pip install -e .[x]`).
+/// With `open`, the line continues a `pip install … \` whose packages had not come yet; it is left
+/// set when this line does the same.
+std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open) {
+  static const RE2 kPipInstall(R"(\bpip[0-9.]*[[:space:]]+install([[:space:]]|$))", bytePattern());
+  std::vector<LocalInstall> out;
+  if (open)
+    if (auto install = pipLocalTarget(line)) out.push_back(std::move(*install));
+  const std::size_t end = line.find_last_not_of(" \t\r");
+  const bool continued = end != std::string_view::npos && line[end] == '\\';
+  open = open && out.empty() && continued;
+  re2::StringPiece rest(line.data(), line.size());
+  while (RE2::FindAndConsume(&rest, kPipInstall)) {
+    if (auto install = pipLocalTarget(std::string_view(rest.data(), rest.size())))
+      out.push_back(std::move(*install));
+    else
+      open = continued && std::string_view(rest.data(), rest.size()).find("&&") == std::string_view::npos;
+  }
+  return out;
+}
+
+/// An extra whose name says it builds kernels (`.[compile]`, `.[cuda_ext]`, `.[kernels]`).
+bool buildExtra(const std::string& extras) {
+  static const RE2 kBuild(
+      R"((?i)(^|[,_-])(compile|kernels?|ext|extensions?|cuda|cuda_ext|flash\w*)($|[,_-]))", bytePattern());
+  return RE2::PartialMatch(extras, kBuild);
+}
+
+/// The repository's shell script a RUN line runs (`bash scripts/install_ext.sh`, `sh ./x.sh`,
+/// `./tools/build.sh`, an absolute path under the image's copy of the repository), or "".
+std::string repositoryScript(const sdk::WorkspaceView& workspace, const std::string& line) {
+  static const RE2 kRuns(
+      R"((?:^|[[:space:];&|])(?:(?:bash|sh|source|\.)[[:space:]]+)?((?:\.{0,2}/)?[\w./-]*\w\.sh)\b)",
+      bytePattern());
+  std::string written;
+  if (!RE2::PartialMatch(line, kRuns, &written)) return {};
+  while (startsWith(written, "./")) written.erase(0, 2);
+  // As written from the repository's root; else the one file whose path ends with the written
+  // path's last two parts (`/app/repo/scripts/x.sh` → scripts/x.sh).
+  std::string suffix = written;
+  if (const auto last = written.rfind('/'); last != std::string::npos && last > 0)
+    if (const auto before = written.rfind('/', last - 1); before != std::string::npos)
+      suffix = written.substr(before + 1);
+  std::string found;
+  for (const auto& f : workspace.files()) {
+    if (f.path == written) return f.path;
+    if (suffix.find('/') != std::string::npos && (f.path == suffix || endsWith(f.path, "/" + suffix))) {
+      if (!found.empty()) return {};
+      found = f.path;
+    }
+  }
+  return found;
+}
+
+/// What a repository script builds: its first `setup.py install/build…` or local `pip install`.
+std::string scriptBuild(const sdk::WorkspaceView& workspace, const std::string& script) {
+  static const RE2 kSetup(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
+                          bytePattern());
+  const auto text = workspace.read(script);
+  if (!text) return {};
+  std::size_t pos = 0;
+  while (pos < text->size()) {
+    std::size_t nl = text->find('\n', pos);
+    if (nl == std::string::npos) nl = text->size();
+    const std::string_view line = std::string_view(*text).substr(pos, nl - pos);
+    pos = nl + 1;
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    std::string verb;
+    if (RE2::PartialMatch(line, kSetup, &verb)) return "setup.py " + verb;
+    bool open = false;
+    for (const LocalInstall& in : pipLocalTargets(line, open))
+      if (!in.vcs) return "pip install " + in.target;
   }
   return {};
 }
@@ -778,17 +881,20 @@ void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, 
 
 void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> dockerfiles;
-  bool cuda_extension = false;
+  bool cuda_extension = false;       // some setup.py of the repository builds a CUDAExtension
+  bool root_cuda_extension = false;  // the one at the root does
   for (const auto& file : workspace.files()) {
     if (isDockerfile(file.path)) dockerfiles.push_back(&file);
-    if (!cuda_extension && baseName(file.path) == "setup.py")
-      if (const auto text = workspace.read(file.path))
-        cuda_extension = text->find("CUDAExtension") != std::string::npos;
+    if ((!cuda_extension || file.path == "setup.py") && baseName(file.path) == "setup.py")
+      if (const auto text = workspace.read(file.path)) {
+        const bool builds = text->find("CUDAExtension") != std::string::npos;
+        cuda_extension = cuda_extension || builds;
+        root_cuda_extension = root_cuda_extension || (builds && file.path == "setup.py");
+      }
   }
   // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
   static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
                             bytePattern());
-  static const RE2 kPip(R"(\bpip[0-9.]*[[:space:]]+install[[:space:]]+([^\n\r]*))", bytePattern());
   static const RE2 kInstruction(R"(^[[:space:]]*([A-Za-z]+)[[:space:]])", bytePattern());
   // A stage of a CUDA toolkit image (`FROM nvidia/cuda:12.4-devel… AS builder`, or a stage built
   // on one): what it compiles is CUDA code, whatever the repository's own setup.py says.
@@ -803,6 +909,12 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   // …and of CUDA work: a toolkit image also builds MPI, UCX and the like, which the NPU image needs too.
   static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
                              bytePattern());
+  // …and of a stage's own switch (`ENV FORCE_CUDA_EXTENSION=1`, `ARG BUILD_EXT=1`): a setting named
+  // for forcing or building, and for CUDA or an extension.
+  static const RE2 kStageSwitch(
+      R"((?:^|[[:space:]])([A-Z0-9_]*(?:FORCE|BUILD)[A-Z0-9_]*)=(?:"?)(?:1|true|TRUE|True|ON|yes)(?:"?)(?:[[:space:]]|$))",
+      bytePattern());
+  static const RE2 kSwitchedBuild(R"(CUDA|EXT|KERNEL|OPS)", bytePattern());
   static const RE2 kBuildSwitch(
       R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
       bytePattern());
@@ -813,8 +925,10 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     std::string instruction;
     std::set<std::string> cuda_stages;  // names of the stages built on a CUDA toolkit image
     bool cuda_stage = false;
-    std::string stage_names;  // the current stage's name and the stage it is built on
-    std::string step;         // the text of the current instruction so far
+    std::string stage_names;    // the current stage's name and the stage it is built on
+    bool stage_switch = false;  // an ENV/ARG of the stage switched an extension build on
+    bool pip_open = false;      // a `pip install … \` whose packages follow on the next lines
+    std::string step;           // the text of the current instruction so far
     std::vector<std::pair<std::size_t, std::size_t>> step_lines;  // [begin, end) of its lines
     bool continued = false;
     std::size_t pos = 0;
@@ -839,21 +953,35 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         cuda_stage = RE2::PartialMatch(image, kCudaDevelImage) || cuda_stages.count(image) != 0;
         if (cuda_stage && !stage.empty()) cuda_stages.insert(stage);
         stage_names = stage + (cuda_stages.count(image) != 0 ? " " + image : std::string());
+        stage_switch = false;
       }
+      // `ENV FORCE_CUDA_EXTENSION=1`: the stage switches extension builds on for what follows.
+      if (std::string name; !comment && (instruction == "ENV" || instruction == "ARG") &&
+                            RE2::PartialMatch(line, kStageSwitch, &name) &&
+                            RE2::PartialMatch(name, kSwitchedBuild))
+        stage_switch = true;
       // `BUILD_EXT=1 pip install .`, `DS_BUILD_OPS=1 …`: the command switches its extension build on.
       const bool build_switch = RE2::PartialMatch(line, kBuildSwitch);
-      if (!comment && (cuda_extension || cuda_stage || build_switch) &&
+      if (!comment && (cuda_extension || cuda_stage || build_switch || stage_switch) &&
           (instruction == "RUN" || instruction == "run")) {
         std::string what;
         std::size_t at = pos, end = nl;  // the line reported
         if (RE2::PartialMatch(line, kSetupPy, &group)) {
           what = "setup.py " + group;
-        } else if (RE2::PartialMatch(line, kPip, &group)) {
+        } else if (auto installs = pipLocalTargets(line, pip_open); !installs.empty()) {
           // A local install builds the repository's CUDA extension, or says it builds CUDA code
-          // (`--cuda_ext`); a CUDA image alone does not make a pure-Python package a kernel build.
-          const std::string target = pipLocalTarget(group);
-          if (!target.empty() && (cuda_extension || build_switch || RE2::PartialMatch(line, kCudaWork)))
-            what = "pip install " + target;
+          // (`--cuda_ext`), or asks a CUDA toolkit stage for an extra named for a kernel build
+          // (`.[compile]`); a CUDA image alone does not make a pure-Python package a kernel build.
+          // A source checkout is a build when the step or its stage switched extension builds on.
+          // With extras the project is the one at the root (a clone's `pip install -e ".[x]"` is
+          // no build of the repository's own extension).
+          for (const LocalInstall& in : installs)
+            if (in.vcs ? build_switch || stage_switch
+                       : (in.extras.empty() ? cuda_extension : root_cuda_extension) || build_switch ||
+                             RE2::PartialMatch(line, kCudaWork) || (cuda_stage && buildExtra(in.extras))) {
+              what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
+              break;
+            }
         } else if (std::string head, tool;
                    cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&
                    (RE2::PartialMatch(step, kCudaWork) || RE2::PartialMatch(stage_names, kCudaWork))) {
@@ -869,6 +997,11 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
               end = e;
               break;
             }
+        } else if (const std::string script = repositoryScript(workspace, line);
+                   !script.empty() && cuda_extension) {
+          // `RUN bash scripts/install_ext.sh`: a script of the repository that builds its extensions.
+          if (const std::string built = scriptBuild(workspace, script); !built.empty())
+            what = script + " (" + built + ")";
         }
         if (!what.empty()) {
           const std::string_view shown = std::string_view(*text).substr(at, end - at);

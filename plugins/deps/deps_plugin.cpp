@@ -563,6 +563,9 @@ class DepsPlugin final : public Plugin {
     // CUDA_ARCHITECTURES, CMAKE_CUDA_ARCHITECTURES, TCNN_CUDA_ARCHITECTURES, …: GPU targets of a build.
     if (replacement.empty() && env.name.find("CUDA_ARCH") != std::string::npos)
       replacement = "remove it (GPU architectures mean nothing on an NPU)";
+    // FORCE_CUDA_EXTENSION, FORCE_CUDA_EXT: a package's own switch for its CUDA extension build.
+    if (replacement.empty() && env.name.rfind("FORCE_CUDA_", 0) == 0)
+      replacement = "remove it (it forces CUDA extension builds)";
     if (replacement.empty() && env.name.rfind("NCCL_", 0) == 0)
       replacement = "the HCCL_* counterpart (e.g. HCCL_CONNECT_TIMEOUT) or remove it";
     const std::string value = lower(env.value);

@@ -11,6 +11,7 @@
 #include "analysis_cache/entries.hpp"
 #include "analysis_cache/recording_workspace.hpp"
 #include "analyze/module_summary.hpp"
+#include "analyze/platform_siblings.hpp"
 #include "parse/python_parser.hpp"
 #include "plugin_host/crash_report.hpp"
 #include "rules/rule_set.hpp"
@@ -374,6 +375,7 @@ void analyzeWorkspace(const Workspace& workspace, const std::vector<ActivePlugin
     std::move(r.findings.begin(), r.findings.end(), std::back_inserter(model.findings));
     std::move(r.diagnostics.begin(), r.diagnostics.end(), std::back_inserter(model.diagnostics));
   }
+  dropPerPlatformClassFindings(model);
   sortModel(model);
 }
 
