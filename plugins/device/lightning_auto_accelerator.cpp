@@ -22,6 +22,15 @@ bool isTrainerOrFabric(std::string_view resolved) {
   return last == "Trainer" || last == "Fabric";
 }
 
+/// `LightningCLI(Model, DataModule, …)`: it builds its Trainer from the command line and config
+/// files, whose `trainer.accelerator` defaults to "auto" unless `trainer_defaults` says otherwise.
+bool isLightningCli(std::string_view resolved) {
+  static constexpr std::string_view kPackages[] = {"lightning.", "pytorch_lightning."};
+  bool in_package = false;
+  for (std::string_view p : kPackages) in_package = in_package || resolved.substr(0, p.size()) == p;
+  return in_package && resolved.substr(resolved.rfind('.') + 1) == "LightningCLI";
+}
+
 /// `Trainer.from_argparse_args(args, …)` (Lightning 1.x): the command line's namespace decides,
 /// and its `accelerator` defaults to None, Lightning's automatic choice.
 bool isFromArgparse(std::string_view resolved) {
@@ -56,6 +65,15 @@ const StringFact* autoBoundInScope(const Module& module, const CallFact& call, c
 
 void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, FindingSink& sink) {
   for (const CallFact& call : module.calls()) {
+    if (isLightningCli(call.callee_resolved) && !module.isProjectModule(call.callee_resolved)) {
+      bool defaults = false;  // trainer_defaults= (or **kwargs) may choose the accelerator
+      for (const ArgumentFact& a : call.args) defaults = defaults || a.keyword == "trainer_defaults";
+      if (!defaults && module.text(call.range).find("**") == std::string_view::npos)
+        sink.report(findingFrom(
+            rule, std::string(module.path()), call.name_range, call.callee_written, call.callee_resolved,
+            {{"value", "from the command line and config files (their default is automatic)"}}));
+      continue;
+    }
     const bool from_argparse = isFromArgparse(call.callee_resolved);
     if (!(from_argparse || isTrainerOrFabric(call.callee_resolved)) ||
         module.isProjectModule(call.callee_resolved))

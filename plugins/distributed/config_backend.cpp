@@ -20,7 +20,7 @@ void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules,
   for (const FileEntry& file : workspace.files()) {
     if (!plugin_support::isConfigFile(file.path)) continue;
     const auto text = workspace.read(file.path);
-    if (!text || text->find("nccl") == std::string::npos) continue;
+    if (!text || !RE2::PartialMatch(*text, kNccl)) continue;  // `backend: nccl`, `distrib_backend: NCCL`
     std::string error;
     const auto values = plugin_support::configValues(*text, error);
     // The device plugin records a file that does not parse when it reads it (one naming cuda or
@@ -34,7 +34,8 @@ void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules,
                               {{"value", v.value}});
       f.details = {{"file_kind", "config"}, {"key", v.key}};
       if (const long at = plugin_support::wordIn(*text, v, "nccl"); at >= 0)
-        f.edits.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 4), "hccl"});
+        f.edits.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(at + 4),
+                           (*text)[static_cast<std::size_t>(at)] == 'N' ? "HCCL" : "hccl"});
       sink.report(std::move(f));
     }
   }
