@@ -25,6 +25,7 @@
 
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
+#include "extension_declarations.hpp"
 #include "glue_summary.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "python_scan.hpp"
@@ -83,16 +84,6 @@ struct Text {
   std::string code;  ///< the text with comments and strings blanked; lines view into it
   std::vector<Line> lines;
 };
-
-std::string dottedName(std::string path, bool& package) {
-  if (startsWith(path, "src/")) path = path.substr(4);
-  if (endsWith(path, ".py")) path.resize(path.size() - 3);
-  for (char& c : path)
-    if (c == '/') c = '.';
-  package = path == "__init__" || endsWith(path, ".__init__");
-  if (package) path.resize(path.size() >= 9 ? path.size() - 9 : 0);
-  return path;
-}
 
 Text split(std::string text) {
   Text t;
@@ -352,168 +343,6 @@ bool mayImportExtension(std::string_view text) {
     }
   }
   return false;
-}
-
-/// The arguments of the call whose `(` is at `open`: the text up to its closing parenthesis.
-std::string_view callArguments(std::string_view text, std::size_t open) {
-  const std::size_t close = closingBracket(text, open);
-  return close < text.size() ? text.substr(open + 1, close - open - 1) : std::string_view();
-}
-
-/// The module-level functions of `text`: name and body (up to the next line at column 0).
-std::vector<std::pair<std::string, std::string_view>> topLevelDefs(std::string_view text) {
-  static const RE2 kDef(R"((?m)^def[ \t]+([A-Za-z_]\w*)[ \t]*\()", bytePattern());
-  std::vector<std::pair<std::string, std::string_view>> defs;
-  forEachMatch(kDef, text, [&](const auto& m) {
-    const std::size_t def = static_cast<std::size_t>(m[0].data() - text.data());
-    // The body ends where a later line starts at column 0 (a signature's closing `)` aside).
-    std::size_t end = text.size();
-    for (std::size_t eol = text.find('\n', def); eol != std::string_view::npos;
-         eol = text.find('\n', eol + 1)) {
-      const char c = eol + 1 < text.size() ? text[eol + 1] : '\n';
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '#' && c != ')') {
-        end = eol + 1;
-        break;
-      }
-    }
-    defs.emplace_back(str(m[1]), text.substr(def, end - def));
-  });
-  return defs;
-}
-
-/// `def make_cuda_ext(name, module, sources, sources_cuda=None): … CUDAExtension(name=f"{module}.{name}")`
-/// then `make_cuda_ext(name="deform_conv_ext", module="basicsr.ops.dcn", …)`: a module-level helper
-/// that builds CUDAExtensions declares `module.name` for each call (the open-mmlab convention), or
-/// `name` when the call gives no module.
-void declaredThroughHelpers(const std::string& path, std::string_view text,
-                            std::map<std::string, std::string>& out) {
-  std::vector<std::string> helpers;
-  for (const auto& [name, body] : topLevelDefs(text))
-    if (body.find("CUDAExtension") != std::string_view::npos) helpers.push_back(name);
-  static const RE2 kName(R"(\bname\s*=\s*["']([\w.]+)["'])", bytePattern());
-  static const RE2 kModule(R"(\bmodule\s*=\s*["']([\w.]+)["'])", bytePattern());
-  for (const std::string& helper : helpers) {
-    const RE2 call(R"((?:^|[^\w.])()" + helper + R"()\s*\()", bytePattern());
-    forEachMatch(call, text, [&](const auto& m) {
-      const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
-      const std::size_t line = text.rfind('\n', open);
-      if (text.substr(line == std::string_view::npos ? 0 : line + 1, 4) == "def ") return;  // the def itself
-      const std::string_view args = callArguments(text, open);
-      std::string name, module;
-      if (!RE2::PartialMatch(args, kName, &name)) return;
-      RE2::PartialMatch(args, kModule, &module);
-      out.emplace(module.empty() ? name : module + "." + name, path);
-    });
-  }
-}
-
-/// `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`: the module names build scripts declare,
-/// also through a name bound to the class (`ext = CUDAExtension if cuda else CppExtension`, then
-/// `ext("pkg.backend", …)`: the CUDA build is the one an NPU port must replace).
-void declaredExtensions(const std::string& path, std::string_view text,
-                        std::map<std::string, std::string>& out) {
-  if (text.find("CUDAExtension") == std::string::npos) return;
-  static const RE2 kAlias(R"((?m)^[ \t]*([A-Za-z_]\w*)[ \t]*=[^=\n]([^\n]*\bCUDAExtension\b[^\n]*)$)",
-                          bytePattern());
-  static const RE2 kCalled(R"(\bCUDAExtension\s*\()", bytePattern());
-  std::string builders = "CUDAExtension";
-  forEachMatch(kAlias, text, [&](const auto& m) {
-    if (RE2::PartialMatch(m[2], kCalled)) return;  // `x = CUDAExtension(…)` is a build, not the class
-    builders.push_back('|');
-    builders.append(m[1].data(), m[1].size());
-  });
-  const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
-  forEachMatch(build, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
-  declaredThroughHelpers(path, text, out);
-}
-
-/// `PCCMExtension(cus, "spconv/core_cc", …)`: pccm's setuptools extension (cumm's code generator,
-/// which compiles its generated C++ and CUDA with nvcc) declares the package its second argument
-/// names; every module under it is compiled.
-void declaredGeneratedPackages(const std::string& path, std::string_view text,
-                               std::map<std::string, std::string>& out) {
-  if (text.find("PCCMExtension") == std::string_view::npos) return;
-  static const RE2 kBuild(R"(\bPCCMExtension\s*\()", bytePattern());
-  static const RE2 kFirstString(R"(["']([\w./]+)["'])", bytePattern());
-  forEachMatch(kBuild, text, [&](const auto& m) {
-    const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
-    std::string name;
-    if (!RE2::PartialMatch(callArguments(text, open), kFirstString, &name)) return;
-    std::replace(name.begin(), name.end(), '/', '.');
-    out.emplace(name, path);
-  });
-}
-
-/// `_backend = load(name="ext_lib", sources=…)`, or `_backend = _load_C_extensions()` with a
-/// module-level function of the file returning such a build: a module-level name bound to a JIT
-/// build (of a file that speaks of CUDA) is a compiled module that other files import by name
-/// (`from ._csrc import _backend` … `_backend.syncbn_forward(…)`): `module.name` is declared.
-void declaredJitBindings(const std::string& path, std::string_view text,
-                         std::map<std::string, std::string>& out) {
-  if (text.find("cpp_extension") == std::string_view::npos) return;
-  static const RE2 kCuda("(?i)cuda", bytePattern());
-  if (!RE2::PartialMatch(text, kCuda)) return;
-  static const RE2 kJitCall(R"((?:^|[^\w.])(?:cpp_extension\.)?load(?:_inline)?\s*\()", bytePattern());
-  std::set<std::string> builders{"load",
-                                 "load_inline",
-                                 "cpp_extension.load",
-                                 "cpp_extension.load_inline",
-                                 "torch.utils.cpp_extension.load",
-                                 "torch.utils.cpp_extension.load_inline"};
-  for (const auto& [name, body] : topLevelDefs(text))
-    if (RE2::PartialMatch(body, kJitCall)) builders.insert(name);
-  static const RE2 kBinding(R"((?m)^([A-Za-z_]\w*)[ \t]*=[ \t]*([\w.]+)[ \t]*\()", bytePattern());
-  bool package = false;
-  const std::string module = dottedName(path, package);
-  forEachMatch(kBinding, text, [&](const auto& m) {
-    if (builders.count(str(m[2]))) out.emplace(module.empty() ? str(m[1]) : module + "." + str(m[1]), path);
-  });
-}
-
-/// `class CMakeExtension(Extension)` … `CMakeExtension("bmtrain.C")`: a setuptools Extension the
-/// script's own subclass hands to CMake declares its module, as `cmake:` + the name; it counts as
-/// compiled CUDA only where a CMake file of the repository builds CUDA (CudaCMake).
-constexpr std::string_view kCMakeDeclared = "cmake:";
-void declaredCMakeExtensions(const std::string& path, std::string_view text,
-                             std::map<std::string, std::string>& out) {
-  if (text.find("Extension") == std::string_view::npos || text.find("cmake") == std::string_view::npos)
-    return;
-  static const RE2 kSubclass(R"((?m)^class[ \t]+(\w+)[ \t]*\([ \t]*(?:setuptools\.)?Extension[ \t]*\))",
-                             bytePattern());
-  forEachMatch(kSubclass, text, [&](const auto& cls) {
-    const RE2 build(R"((?:^|[^\w.])()" + str(cls[1]) + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])",
-                    bytePattern());
-    forEachMatch(build, text,
-                 [&](const auto& m) { out.emplace(std::string(kCMakeDeclared) + str(m[2]), path); });
-  });
-}
-
-/// What the repository's CMake files build with CUDA: whether any compiles CUDA (`project(…
-/// LANGUAGES CXX CUDA)`, `enable_language(CUDA)`, CUDA toolkit packages, `.cu` sources), and the
-/// Python modules such a file names (`project(_kernels LANGUAGES CUDA CXX)`,
-/// `pybind11_add_module(name …)`, `Python_add_library(name MODULE …)`), with the file.
-struct CudaCMake {
-  bool any = false;
-  std::map<std::string, std::string> modules;
-};
-
-CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<std::string>& skip_dirs) {
-  static const RE2 kCuda(
-      R"(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|find_package\s*\(\s*CUDA|\.cu\b)",
-      bytePattern());
-  static const RE2 kModule(
-      R"((?i)\b(?:project|pybind11_add_module|nanobind_add_module|python3?_add_library)\s*\(\s*(\w+))",
-      bytePattern());
-  CudaCMake cmake;
-  for (const auto& entry : workspace.files()) {
-    if (entry.language != sdk::Language::CMake || inSkippedDir(entry.path, skip_dirs)) continue;
-    const std::string& p = entry.path;
-    const auto text = workspace.read(p);
-    if (!text || !RE2::PartialMatch(*text, kCuda)) continue;
-    cmake.any = true;
-    forEachMatch(kModule, *text, [&](const auto& m) { cmake.modules.emplace(str(m[1]), p); });
-  }
-  return cmake;
 }
 
 class Glue {
@@ -855,11 +684,7 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
 
 /// The first look at a file's text (see Scan).
 Scan scanText(const std::string& path, std::string_view text) {
-  std::map<std::string, std::string> declared;
-  declaredExtensions(path, text, declared);
-  declaredGeneratedPackages(path, text, declared);
-  declaredJitBindings(path, text, declared);
-  declaredCMakeExtensions(path, text, declared);
+  const std::map<std::string, std::string> declared = declaredModules(path, text);
   Scan scan;
   for (auto& [name, _] : declared) scan.declared.push_back(name);
   scan.may_import = mayImportExtension(text);

@@ -1,0 +1,386 @@
+// Repository-level build machinery outside Python: CUDA library submodules in .gitmodules
+// (OPS-037) and Dockerfile steps that build CUDA extensions or kernels (OPS-039).
+
+#include <cctype>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "build_machinery.hpp"
+#include "byte_regex.hpp"
+#include "migrate/sdk/text_position.hpp"
+
+namespace custom_ops {
+
+namespace {
+
+constexpr const char* kCudaSubmodule = "OPS-037";
+constexpr const char* kDockerBuild = "OPS-039";
+
+std::string baseName(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return path.substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
+bool isDockerfile(const std::string& path) {
+  const std::string name = baseName(path);
+  return name == "Dockerfile" || startsWith(name, "Dockerfile.") || endsWith(lower(name), ".dockerfile");
+}
+
+/// What one `pip install …` of a local directory builds: the directory (".", "-e ./pkg",
+/// "/src/ext") and the extras it asks for (`.[compile]` → "compile").
+struct LocalInstall {
+  std::string target;
+  std::string extras;
+  bool vcs = false;  ///< a source checkout (`pkg @ git+https://…`), built like a local directory
+};
+
+/// The local directory (or VCS source) the arguments of one `pip install` name, up to the next
+/// command.
+std::optional<LocalInstall> pipLocalTarget(std::string_view args) {
+  static const std::set<std::string> kWithValue = {"-r",
+                                                   "--requirement",
+                                                   "-c",
+                                                   "--constraint",
+                                                   "-f",
+                                                   "--find-links",
+                                                   "-i",
+                                                   "--index-url",
+                                                   "--extra-index-url",
+                                                   "-t",
+                                                   "--target",
+                                                   "--prefix",
+                                                   "--root",
+                                                   "--config-settings",
+                                                   "-C"};
+  std::vector<std::string> tokens;
+  std::size_t i = 0;
+  while (i < args.size()) {
+    while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
+    std::size_t j = i;
+    while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
+    if (j > i) tokens.emplace_back(args.substr(i, j - i));
+    i = j;
+  }
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    std::string t = tokens[k];
+    if (t == "&&" || t == "||" || t == ";" || t == "|") break;  // the next command
+    if (kWithValue.count(t)) {
+      ++k;
+      continue;
+    }
+    if (startsWith(t, "-")) continue;
+    while (!t.empty() && (t.front() == '"' || t.front() == '\'')) t.erase(0, 1);
+    while (!t.empty() && (t.back() == '"' || t.back() == '\'')) t.pop_back();
+    LocalInstall install;
+    if (startsWith(t, "git+")) {
+      install.target = t.substr(4);
+      install.vcs = true;
+      return install;
+    }
+    if (const auto open = t.find('['); open != std::string::npos && endsWith(t, "]")) {
+      install.extras = t.substr(open + 1, t.size() - open - 2);
+      t.resize(open);
+    }
+    const bool local = t == "." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/");
+    if (local && !endsWith(t, ".txt") && !endsWith(t, ".whl") && !endsWith(t, ".tar.gz")) {
+      install.target = t;
+      return install;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Every local install of a line: each `pip install` on it (`pip install -e . && pip install -e .[x]`).
+/// With `open`, the line continues a `pip install … \` whose packages had not come yet; it is left
+/// set when this line does the same.
+std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open) {
+  static const RE2 kPipInstall(R"(\bpip[0-9.]*[[:space:]]+install([[:space:]]|$))", bytePattern());
+  std::vector<LocalInstall> out;
+  if (open)
+    if (auto install = pipLocalTarget(line)) out.push_back(std::move(*install));
+  const std::size_t end = line.find_last_not_of(" \t\r");
+  const bool continued = end != std::string_view::npos && line[end] == '\\';
+  open = open && out.empty() && continued;
+  re2::StringPiece rest(line.data(), line.size());
+  while (RE2::FindAndConsume(&rest, kPipInstall)) {
+    if (auto install = pipLocalTarget(std::string_view(rest.data(), rest.size())))
+      out.push_back(std::move(*install));
+    else
+      open = continued && std::string_view(rest.data(), rest.size()).find("&&") == std::string_view::npos;
+  }
+  return out;
+}
+
+/// An extra whose name says it builds kernels (`.[compile]`, `.[cuda_ext]`, `.[kernels]`).
+bool buildExtra(const std::string& extras) {
+  static const RE2 kBuild(
+      R"((?i)(^|[,_-])(compile|kernels?|ext|extensions?|cuda|cuda_ext|flash\w*)($|[,_-]))", bytePattern());
+  return RE2::PartialMatch(extras, kBuild);
+}
+
+/// The repository's shell script a RUN line runs (`bash scripts/install_ext.sh`, `sh ./x.sh`,
+/// `./tools/build.sh`, an absolute path under the image's copy of the repository), or "".
+std::string repositoryScript(const sdk::WorkspaceView& workspace, const std::string& line) {
+  static const RE2 kRuns(
+      R"((?:^|[[:space:];&|])(?:(?:bash|sh|source|\.)[[:space:]]+)?((?:\.{0,2}/)?[\w./-]*\w\.sh)\b)",
+      bytePattern());
+  std::string written;
+  if (!RE2::PartialMatch(line, kRuns, &written)) return {};
+  while (startsWith(written, "./")) written.erase(0, 2);
+  // As written from the repository's root; else the one file whose path ends with the written
+  // path's last two parts (`/app/repo/scripts/x.sh` → scripts/x.sh).
+  std::string suffix = written;
+  if (const auto last = written.rfind('/'); last != std::string::npos && last > 0)
+    if (const auto before = written.rfind('/', last - 1); before != std::string::npos)
+      suffix = written.substr(before + 1);
+  std::string found;
+  for (const auto& f : workspace.files()) {
+    if (f.path == written) return f.path;
+    if (suffix.find('/') != std::string::npos && (f.path == suffix || endsWith(f.path, "/" + suffix))) {
+      if (!found.empty()) return {};
+      found = f.path;
+    }
+  }
+  return found;
+}
+
+/// What a repository script builds: its first `setup.py install/build…` or local `pip install`.
+std::string scriptBuild(const sdk::WorkspaceView& workspace, const std::string& script) {
+  static const RE2 kSetup(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
+                          bytePattern());
+  const auto text = workspace.read(script);
+  if (!text) return {};
+  std::size_t pos = 0;
+  while (pos < text->size()) {
+    std::size_t nl = text->find('\n', pos);
+    if (nl == std::string::npos) nl = text->size();
+    const std::string_view line = std::string_view(*text).substr(pos, nl - pos);
+    pos = nl + 1;
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    std::string verb;
+    if (RE2::PartialMatch(line, kSetup, &verb)) return "setup.py " + verb;
+    bool open = false;
+    for (const LocalInstall& in : pipLocalTargets(line, open))
+      if (!in.vcs) return "pip install " + in.target;
+  }
+  return {};
+}
+
+/// The CUDA-only library a submodule's name, path or url names, or "".
+std::string cudaLibraryOf(const std::string& text) {
+  static const std::pair<const char*, const char*> kLibraries[] = {{"cutlass", "CUTLASS"},
+                                                                   {"cccl", "CCCL (CUB, Thrust)"},
+                                                                   {"cub", "CUB"},
+                                                                   {"thrust", "Thrust"},
+                                                                   {"nccl", "NCCL"},
+                                                                   {"flash-attention", "flash-attention"},
+                                                                   {"fastertransformer", "FasterTransformer"},
+                                                                   {"tensorrt", "TensorRT"}};
+  // Each key between characters other than [a-z0-9] (the regex `(^|[^a-z0-9])KEY($|[^a-z0-9])`).
+  const auto other = [](char c) { return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')); };
+  const std::string l = lower(text);
+  for (const auto& [key, name] : kLibraries) {
+    const std::string_view k(key);
+    for (std::size_t i = l.find(k); i != std::string::npos; i = l.find(k, i + 1))
+      if ((i == 0 || other(l[i - 1])) && (i + k.size() == l.size() || other(l[i + k.size()]))) return name;
+  }
+  return {};
+}
+
+}  // namespace
+
+void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+  for (const auto& file : workspace.files()) {
+    const auto slash = file.path.rfind('/');
+    if (file.path.substr(slash == std::string::npos ? 0 : slash + 1) != ".gitmodules") continue;
+    const auto text = workspace.read(file.path);
+    if (!text) continue;
+    const sdk::LineIndex lines(*text);
+    // One [submodule "name"] section at a time: its header's range and its keys' values.
+    struct Section {
+      std::uint32_t start = 0, end = 0;
+      std::string name, path, url;
+    };
+    std::vector<Section> sections;
+    // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
+    static const RE2 kHeader(R"re(^\s*\[submodule\s+"([^"]*)"\s*\])re", bytePattern());
+    static const RE2 kKey(R"(^\s*(path|url)\s*=\s*(\S+))", bytePattern());
+    std::size_t pos = 0;
+    while (pos <= text->size()) {
+      std::size_t nl = text->find('\n', pos);
+      if (nl == std::string::npos) nl = text->size();
+      const std::string line = text->substr(pos, nl - pos);
+      std::string name, key, value;
+      if (RE2::PartialMatch(line, kHeader, &name)) {
+        sections.push_back(
+            {static_cast<std::uint32_t>(pos + line.find('[')), static_cast<std::uint32_t>(nl), name, "", ""});
+      } else if (!sections.empty() && RE2::PartialMatch(line, kKey, &key, &value)) {
+        (key == "path" ? sections.back().path : sections.back().url) = value;
+      }
+      pos = nl + 1;
+    }
+    for (const Section& s : sections) {
+      std::string library = cudaLibraryOf(s.path);
+      if (library.empty()) library = cudaLibraryOf(s.url);
+      if (library.empty()) library = cudaLibraryOf(s.name);
+      if (library.empty()) continue;
+      const std::string where = s.path.empty() ? s.name : s.path;
+      auto f = rules.make(kCudaSubmodule, file.path, lines.range(s.start, s.end), where, {},
+                          {{"value", where}, {"library", library}});
+      if (!f) continue;
+      f->details = {{"submodule", s.name}, {"path", s.path}, {"url", s.url}, {"library", library}};
+      sink.report(std::move(*f));
+    }
+  }
+}
+
+void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+  std::vector<const sdk::FileEntry*> dockerfiles;
+  bool cuda_extension = false;       // some setup.py of the repository builds a CUDAExtension
+  bool root_cuda_extension = false;  // the one at the root does
+  for (const auto& file : workspace.files()) {
+    if (isDockerfile(file.path)) dockerfiles.push_back(&file);
+    if ((!cuda_extension || file.path == "setup.py") && baseName(file.path) == "setup.py")
+      if (const auto text = workspace.read(file.path)) {
+        const bool builds = text->find("CUDAExtension") != std::string::npos;
+        cuda_extension = cuda_extension || builds;
+        root_cuda_extension = root_cuda_extension || (builds && file.path == "setup.py");
+      }
+  }
+  // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
+  static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
+                            bytePattern());
+  static const RE2 kInstruction(R"(^[[:space:]]*([A-Za-z]+)[[:space:]])", bytePattern());
+  // A stage of a CUDA toolkit image (`FROM nvidia/cuda:12.4-devel… AS builder`, or a stage built
+  // on one): what it compiles is CUDA code, whatever the repository's own setup.py says.
+  static const RE2 kFrom(
+      R"(^[[:space:]]*(?i:FROM)[[:space:]]+(?:--\S+[[:space:]]+)*(\S+)(?:[[:space:]]+(?i:AS)[[:space:]]+(\S+))?)",
+      bytePattern());
+  static const RE2 kCudaDevelImage(
+      R"((?i)nvidia/cuda:\S*devel|nvcr\.io/nvidia/(pytorch|cuda)|pytorch/pytorch:\S*devel)", bytePattern());
+  static const RE2 kCompile(
+      R"((^|[[:space:];&|])(make|cmake[[:space:]]+--build|ninja|\./build\w*\.sh)([[:space:]]|$))",
+      bytePattern());
+  // …and of CUDA work: a toolkit image also builds MPI, UCX and the like, which the NPU image needs too.
+  static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
+                             bytePattern());
+  // …and of a stage's own switch (`ENV FORCE_CUDA_EXTENSION=1`, `ARG BUILD_EXT=1`): a setting named
+  // for forcing or building, and for CUDA or an extension.
+  static const RE2 kStageSwitch(
+      R"((?:^|[[:space:]])([A-Z0-9_]*(?:FORCE|BUILD)[A-Z0-9_]*)=(?:"?)(?:1|true|TRUE|True|ON|yes)(?:"?)(?:[[:space:]]|$))",
+      bytePattern());
+  static const RE2 kSwitchedBuild(R"(CUDA|EXT|KERNEL|OPS)", bytePattern());
+  static const RE2 kBuildSwitch(
+      R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
+      bytePattern());
+  for (const sdk::FileEntry* file : dockerfiles) {
+    const auto text = workspace.read(file->path);
+    if (!text) continue;
+    const sdk::LineIndex lines(*text);
+    std::string instruction;
+    std::set<std::string> cuda_stages;  // names of the stages built on a CUDA toolkit image
+    bool cuda_stage = false;
+    std::string stage_names;    // the current stage's name and the stage it is built on
+    bool stage_switch = false;  // an ENV/ARG of the stage switched an extension build on
+    bool pip_open = false;      // a `pip install … \` whose packages follow on the next lines
+    std::string step;           // the text of the current instruction so far
+    std::vector<std::pair<std::size_t, std::size_t>> step_lines;  // [begin, end) of its lines
+    bool continued = false;
+    std::size_t pos = 0;
+    while (pos < text->size()) {
+      std::size_t nl = text->find('\n', pos);
+      if (nl == std::string::npos) nl = text->size();
+      std::string line = text->substr(pos, nl - pos);
+      const std::size_t first = line.find_first_not_of(" \t");
+      const bool comment = first != std::string::npos && line[first] == '#';
+      std::string group;
+      if (!continued && !comment && RE2::PartialMatch(line, kInstruction, &group)) {
+        instruction = group;
+        step.clear();
+        step_lines.clear();
+      }
+      if (!comment) {
+        step += line;
+        step_lines.emplace_back(pos, nl);
+      }
+      std::string image, stage;
+      if (!continued && !comment && RE2::PartialMatch(line, kFrom, &image, &stage)) {
+        cuda_stage = RE2::PartialMatch(image, kCudaDevelImage) || cuda_stages.count(image) != 0;
+        if (cuda_stage && !stage.empty()) cuda_stages.insert(stage);
+        stage_names = stage + (cuda_stages.count(image) != 0 ? " " + image : std::string());
+        stage_switch = false;
+      }
+      // `ENV FORCE_CUDA_EXTENSION=1`: the stage switches extension builds on for what follows.
+      if (std::string name; !comment && (instruction == "ENV" || instruction == "ARG") &&
+                            RE2::PartialMatch(line, kStageSwitch, &name) &&
+                            RE2::PartialMatch(name, kSwitchedBuild))
+        stage_switch = true;
+      // `BUILD_EXT=1 pip install .`, `DS_BUILD_OPS=1 …`: the command switches its extension build on.
+      const bool build_switch = RE2::PartialMatch(line, kBuildSwitch);
+      if (!comment && (cuda_extension || cuda_stage || build_switch || stage_switch) &&
+          (instruction == "RUN" || instruction == "run")) {
+        std::string what;
+        std::size_t at = pos, end = nl;  // the line reported
+        if (RE2::PartialMatch(line, kSetupPy, &group)) {
+          what = "setup.py " + group;
+        } else if (auto installs = pipLocalTargets(line, pip_open); !installs.empty()) {
+          // A local install builds the repository's CUDA extension, or says it builds CUDA code
+          // (`--cuda_ext`), or asks a CUDA toolkit stage for an extra named for a kernel build
+          // (`.[compile]`); a CUDA image alone does not make a pure-Python package a kernel build.
+          // A source checkout is a build when the step or its stage switched extension builds on.
+          // With extras the project is the one at the root (a clone's `pip install -e ".[x]"` is
+          // no build of the repository's own extension).
+          for (const LocalInstall& in : installs)
+            if (in.vcs ? build_switch || stage_switch
+                       : (in.extras.empty() ? cuda_extension : root_cuda_extension) || build_switch ||
+                             RE2::PartialMatch(line, kCudaWork) || (cuda_stage && buildExtra(in.extras))) {
+              what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
+              break;
+            }
+        } else if (std::string head, tool;
+                   cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&
+                   (RE2::PartialMatch(step, kCudaWork) || RE2::PartialMatch(stage_names, kCudaWork))) {
+          what = tool + " in a CUDA toolkit image";
+          // On the step's configure line that asks for CUDA (`cmake -DCMAKE_CUDA_ARCHITECTURES=…`),
+          // the place to change, when there is one; else on the compile command.
+          static const RE2 kConfigure(R"((^|[[:space:];&|])(cmake|\./configure)([[:space:]]|$))",
+                                      bytePattern());
+          for (const auto& [b, e] : step_lines)
+            if (const std::string_view l = std::string_view(*text).substr(b, e - b);
+                RE2::PartialMatch(l, kConfigure) && RE2::PartialMatch(l, kCudaWork)) {
+              at = b;
+              end = e;
+              break;
+            }
+        } else if (const std::string script = repositoryScript(workspace, line);
+                   !script.empty() && cuda_extension) {
+          // `RUN bash scripts/install_ext.sh`: a script of the repository that builds its extensions.
+          if (const std::string built = scriptBuild(workspace, script); !built.empty())
+            what = script + " (" + built + ")";
+        }
+        if (!what.empty()) {
+          const std::string_view shown = std::string_view(*text).substr(at, end - at);
+          const std::size_t indent = shown.find_first_not_of(" \t");
+          const auto start = static_cast<std::uint32_t>(at + (indent == std::string_view::npos ? 0 : indent));
+          auto f = rules.make(kDockerBuild, file->path, lines.range(start, static_cast<std::uint32_t>(end)),
+                              what, {}, {{"value", what}, {"instruction", "RUN"}});
+          if (f) {
+            f->details = {{"command", what}};
+            sink.report(std::move(*f));
+          }
+        }
+      }
+      if (!comment) {
+        std::size_t end = line.find_last_not_of(" \t\r");
+        continued = end != std::string::npos && line[end] == '\\';
+      }
+      pos = nl + 1;
+    }
+  }
+}
+
+}  // namespace custom_ops
