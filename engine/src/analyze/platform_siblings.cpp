@@ -52,11 +52,15 @@ NamedDevice deviceNamedBy(std::string_view class_name) {
 }
 
 void dropPerPlatformClassFindings(MigrationModel& model) {
+  // In path order, whichever thread analysed which file: ties below go to the first path.
+  std::vector<const ModuleSummary*> modules;
+  for (const ModuleSummary& m : model.modules) modules.push_back(&m);
+  std::sort(modules.begin(), modules.end(), [](const auto* a, const auto* b) { return a->path < b->path; });
   // The repository's classes by the names a subclass may write for them: the bare name and the
   // dotted module path with it (bases are recorded resolved where the imports allow).
   std::map<std::string, std::vector<ClassRef>> defined;
-  for (const ModuleSummary& m : model.modules)
-    for (const ClassSummary& c : m.classes) {
+  for (const ModuleSummary* mp : modules)
+    for (const ModuleSummary& m = *mp; const ClassSummary& c : m.classes) {
       defined[c.name].push_back({&m, &c});
       if (!m.dotted_name.empty()) defined[m.dotted_name + "." + c.qualified_name].push_back({&m, &c});
     }
@@ -81,10 +85,15 @@ void dropPerPlatformClassFindings(MigrationModel& model) {
   };
   // Subclasses grouped by the repository class they derive from.
   std::map<const ClassSummary*, std::vector<ClassRef>> by_base;
-  for (const ModuleSummary& m : model.modules)
-    for (const ClassSummary& c : m.classes)
+  std::vector<const ClassSummary*> bases;  // in the order first met
+  for (const ModuleSummary* mp : modules)
+    for (const ModuleSummary& m = *mp; const ClassSummary& c : m.classes)
       for (const std::string& b : c.bases)
-        if (const ClassRef* base = resolve(b, m)) by_base[base->cls].push_back({&m, &c});
+        if (const ClassRef* base = resolve(b, m)) {
+          auto& subs = by_base[base->cls];
+          if (subs.empty()) bases.push_back(base->cls);
+          subs.push_back({&m, &c});
+        }
 
   struct Dropped {
     ClassRef cuda;
@@ -92,7 +101,8 @@ void dropPerPlatformClassFindings(MigrationModel& model) {
     const ClassSummary* base;
   };
   std::vector<Dropped> off;
-  for (const auto& [base, subs] : by_base) {
+  for (const ClassSummary* base : bases) {
+    const std::vector<ClassRef>& subs = by_base[base];
     const auto npu = std::find_if(subs.begin(), subs.end(), [](const ClassRef& r) {
       return deviceNamedBy(r.cls->name) == NamedDevice::Npu;
     });
