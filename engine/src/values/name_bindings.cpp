@@ -2,6 +2,8 @@
 
 #include "values/name_bindings.hpp"
 
+#include <algorithm>
+
 namespace migrate::values {
 namespace {
 
@@ -15,9 +17,14 @@ void NameBindings::bindImport(const std::string& bound, const std::string& targe
 }
 
 void NameBindings::noteAssignment(std::string_view name, std::string_view chain) {
-  auto [it, first] = assignments_.try_emplace(std::string(name), chain);
-  // A name bound to two different things is no alias: its value depends on the path taken.
-  if (!first && it->second != chain) it->second.clear();
+  auto [it, first] = assignments_.try_emplace(std::string(name));
+  std::vector<std::string>& chains = it->second;
+  if (chain.empty()) {  // a value that is no chain: the name has no qualified value
+    chains.assign(1, std::string());
+    return;
+  }
+  if (!chains.empty() && chains.front().empty()) return;
+  if (std::find(chains.begin(), chains.end(), chain) == chains.end()) chains.emplace_back(chain);
 }
 
 void NameBindings::shadow(const std::string& name) {
@@ -25,12 +32,26 @@ void NameBindings::shadow(const std::string& name) {
 }
 
 void NameBindings::finish() {
-  for (const auto& [name, chain] : assignments_) {
+  auto rootOf = [](const std::string& chain) { return chain.substr(0, chain.find('.')); };
+  for (const auto& [name, chains] : assignments_) {
     // An import of the same name keeps its meaning (`try: import x` / `except: x = None`), and a
-    // name assigned from anything but one chain has no qualified value.
-    if (chain.empty() || imports_.count(name) != 0) continue;
-    const std::string root = chain.substr(0, chain.find('.'));
-    if (root == name) continue;  // `x = x.y`: a new value of x, not an alias
+    // name assigned from anything but chains has no qualified value.
+    if (chains.empty() || chains.front().empty() || imports_.count(name) != 0) continue;
+    // A name bound to two different things is no alias, its value depends on the path taken;
+    // unless one is an imported API and the others are the module's own names, stand-ins for
+    // it where it is missing (`wrapper = torch.library.custom_op` on a new torch, else `wrapper =
+    // noop_custom_op_wrapper`): the API is what a current torch runs.
+    std::string chain;
+    for (const std::string& c : chains) {
+      if (imports_.count(rootOf(c)) == 0) continue;
+      if (!chain.empty()) {
+        chain.clear();
+        break;
+      }
+      chain = c;
+    }
+    if (chains.size() == 1) chain = chains.front();
+    if (chain.empty() || rootOf(chain) == name) continue;  // `x = x.y`: a new value of x, not an alias
     aliases_.emplace(name, chain);
   }
 }

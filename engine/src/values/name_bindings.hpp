@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace migrate::values {
 
@@ -43,9 +44,9 @@ class NameBindings {
 
   std::unordered_map<std::string, std::string> imports_;
   std::unordered_set<std::string> shadowed_;
-  /// name → the one chain every assignment of the name binds; "" when any assignment binds
-  /// something else (a call result, a literal, a different chain).
-  std::unordered_map<std::string, std::string> assignments_;
+  /// name → the distinct chains its assignments bind; empty when any assignment binds something
+  /// else (a call result, a literal).
+  std::unordered_map<std::string, std::vector<std::string>> assignments_;
   std::unordered_map<std::string, std::string> aliases_;  ///< settled by finish()
 };
 
