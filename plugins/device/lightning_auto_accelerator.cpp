@@ -10,25 +10,27 @@ namespace {
 
 using namespace migrate::sdk;
 
+/// The last name of `resolved` when it is in a package Lightning has shipped in (`lightning.`,
+/// `pytorch_lightning.`, `lightning_fabric.`), else "".
+std::string_view lightningClass(std::string_view resolved) {
+  static constexpr std::string_view kPackages[] = {"lightning.", "pytorch_lightning.", "lightning_fabric."};
+  for (std::string_view p : kPackages)
+    if (resolved.substr(0, p.size()) == p) return resolved.substr(resolved.rfind('.') + 1);
+  return {};
+}
+
 /// Whether `resolved` is Lightning's Trainer or Fabric class, in any package it has shipped in
 /// (`lightning.Trainer`, `lightning.pytorch.trainer.trainer.Trainer`, `pytorch_lightning.Trainer`,
 /// `lightning.fabric.Fabric`, `lightning_fabric.Fabric`, …).
 bool isTrainerOrFabric(std::string_view resolved) {
-  static constexpr std::string_view kPackages[] = {"lightning.", "pytorch_lightning.", "lightning_fabric."};
-  bool in_package = false;
-  for (std::string_view p : kPackages) in_package = in_package || resolved.substr(0, p.size()) == p;
-  if (!in_package) return false;
-  const std::string_view last = resolved.substr(resolved.rfind('.') + 1);
+  const std::string_view last = lightningClass(resolved);
   return last == "Trainer" || last == "Fabric";
 }
 
 /// `LightningCLI(Model, DataModule, …)`: it builds its Trainer from the command line and config
 /// files, whose `trainer.accelerator` defaults to "auto" unless `trainer_defaults` says otherwise.
 bool isLightningCli(std::string_view resolved) {
-  static constexpr std::string_view kPackages[] = {"lightning.", "pytorch_lightning."};
-  bool in_package = false;
-  for (std::string_view p : kPackages) in_package = in_package || resolved.substr(0, p.size()) == p;
-  return in_package && resolved.substr(resolved.rfind('.') + 1) == "LightningCLI";
+  return lightningClass(resolved) == "LightningCLI";
 }
 
 /// `Trainer.from_argparse_args(args, …)` (Lightning 1.x): the command line's namespace decides,

@@ -41,16 +41,15 @@ void NameBindings::finish() {
     // unless one is an imported API and the others are the module's own names, stand-ins for
     // it where it is missing (`wrapper = torch.library.custom_op` on a new torch, else `wrapper =
     // noop_custom_op_wrapper`): the API is what a current torch runs.
-    std::string chain;
-    for (const std::string& c : chains) {
-      if (imports_.count(rootOf(c)) == 0) continue;
+    std::string chain = chains.size() == 1 ? chains.front() : std::string();
+    for (std::size_t i = 0; chains.size() > 1 && i < chains.size(); ++i) {
+      if (imports_.count(rootOf(chains[i])) == 0) continue;
       if (!chain.empty()) {
         chain.clear();
         break;
       }
-      chain = c;
+      chain = chains[i];
     }
-    if (chains.size() == 1) chain = chains.front();
     if (chain.empty() || rootOf(chain) == name) continue;  // `x = x.y`: a new value of x, not an alias
     aliases_.emplace(name, chain);
   }
