@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "byte_regex.hpp"
@@ -324,10 +325,22 @@ void FileScanner::use(const char* rule, TSNode n, std::string api, bool strong) 
   useAt(rule, range(n), std::move(api), scope, key, strong);
 }
 
+/// What a use of the PyTorch CUDA C++ API does in its function. A port changes each job at its
+/// own line (the tensor check, the stream fetched for the launch, the device guard), so each gets
+/// a finding of its own; the other runtime calls of a function share one.
+std::string FileScanner::useGroup(const char* rule, std::string_view api) {
+  std::string group(rule);
+  if (group != kRuntime) return group;
+  if (api.find("Guard") != std::string_view::npos) return group + "/guard";
+  if (api.find("Stream") != std::string_view::npos) return group + "/stream";
+  if (api == ".is_cuda()" || endsWith(api, "kCUDA") || endsWith(api, "::CUDA")) return group + "/check";
+  return group;
+}
+
 void FileScanner::useAt(const char* rule, const sdk::SourceRange& r, std::string api,
                         const std::string& scope, uint32_t key, bool strong) {
   const bool per_file = perFile(rule);
-  auto [it, fresh] = use_index_.try_emplace({rule, per_file ? 0u : key}, uses_.size());
+  auto [it, fresh] = use_index_.try_emplace({useGroup(rule, api), per_file ? 0u : key}, uses_.size());
   if (fresh) {
     Use u;
     u.rule = rule;
@@ -435,6 +448,7 @@ std::string runtimeCounterpart(std::string_view api) {
 }  // namespace
 
 void reportUses(const Repo& repo, const Rules& rules, sdk::FindingSink& sink) {
+  std::set<std::pair<std::string, std::string>> ported;  // (file, function) with a runtime finding
   for (const Use& u : repo.uses) {
     const LibraryText lt = libraryText(u.rule);
     std::string shown;
@@ -456,6 +470,10 @@ void reportUses(const Repo& repo, const Rules& rules, sdk::FindingSink& sink) {
     f->details["function"] = u.per_file ? join(u.functions, ", ") : u.scope;
     f->details["library"] = lt.library;
     if (u.rule == kRuntime) {
+      // The check, the stream and the guard of one function are one port: the first carries
+      // its effort, the others are lines of the same change.
+      if (!u.scope.empty() && !ported.insert({u.file, u.scope}).second)
+        f->effort_days = std::min(f->effort_days, 0.02);
       std::vector<std::string> mapped;
       for (const auto& a : u.apis)
         if (const std::string to = runtimeCounterpart(a); !to.empty()) mapped.push_back(a + " -> " + to);

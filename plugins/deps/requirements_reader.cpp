@@ -201,8 +201,10 @@ ManifestKind manifestKind(std::string_view path) {
     return ManifestKind::Shell;
   if (ext == ".txt" || ext == ".in" || ext == ".pip") {
     if (stem.rfind("constraint", 0) == 0) return ManifestKind::Constraints;
-    if (stem.find("requirement") != std::string::npos || parent.find("requirement") != std::string::npos)
-      return ManifestKind::Requirements;
+    // "requirment" is a common misspelling of the name (RVC's requirments_cu118_py312.txt).
+    for (const char* word : {"requirement", "requirment"})
+      if (stem.find(word) != std::string::npos || parent.find(word) != std::string::npos)
+        return ManifestKind::Requirements;
   }
   return ManifestKind::None;
 }

@@ -1,12 +1,14 @@
 // The device plugin: the device layer of a CUDA code base — torch.cuda APIs, device strings and
 // placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
 // is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp,
-// lightning_auto_accelerator.hpp, ray_gpu_bundles.hpp, script_device.hpp (shell launch scripts) and
-// config_device.hpp (YAML configuration files). See README.md for one entry per rule id.
+// lightning_auto_accelerator.hpp, ray_gpu_bundles.hpp, integer_device_assignments.hpp,
+// script_device.hpp (shell launch scripts) and config_device.hpp (YAML configuration files).
+// See README.md for one entry per rule id.
 
 #include "config_device.hpp"
 #include "device_embedded_rules.hpp"
 #include "device_string_asserts.hpp"
+#include "integer_device_assignments.hpp"
 #include "lightning_auto_accelerator.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "ray_gpu_bundles.hpp"
@@ -19,13 +21,13 @@ using namespace migrate::sdk;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
-    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069, DEV-070
+    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069..071, DEV-076
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
     "rules/environment.yaml",       // DEV-037..040
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065
+    "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065, DEV-072..075
 };
 
 class DevicePlugin final : public Plugin {
@@ -46,6 +48,7 @@ class DevicePlugin final : public Plugin {
     device_string_assert_ = &context.requireRule("DEV-052");
     lightning_auto_accelerator_ = &context.requireRule("DEV-060");
     ray_gpu_bundle_ = &context.requireRule("DEV-069");
+    integer_device_ = &context.requireRule("DEV-076");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
                 context.rule("DEV-053"), context.rule("DEV-001")};
     configs_ = {context.rule("DEV-023"), context.rule("DEV-049")};
@@ -56,6 +59,7 @@ class DevicePlugin final : public Plugin {
     if (lightning_auto_accelerator_)
       device::checkLightningAutoAccelerator(module, *lightning_auto_accelerator_, sink);
     if (ray_gpu_bundle_) device::checkRayGpuBundles(module, *ray_gpu_bundle_, sink);
+    if (integer_device_) device::checkIntegerDeviceAssignments(module, *integer_device_, sink);
   }
 
   /// Shell launch scripts (script_device.hpp) and YAML configuration files (config_device.hpp).
@@ -68,6 +72,7 @@ class DevicePlugin final : public Plugin {
   const RuleInfo* device_string_assert_ = nullptr;        ///< DEV-052, set by configure()
   const RuleInfo* lightning_auto_accelerator_ = nullptr;  ///< DEV-060, set by configure()
   const RuleInfo* ray_gpu_bundle_ = nullptr;              ///< DEV-069, set by configure()
+  const RuleInfo* integer_device_ = nullptr;              ///< DEV-076, set by configure()
   device::ScriptRules scripts_;                           ///< set by configure(); disabled rules are null
   device::ConfigRules configs_;                           ///< set by configure(); disabled rules are null
 };

@@ -207,6 +207,12 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("HAS_FLASH_ATTN_V2_ROCM and ROCM_USE_FLASH_ATTN_V2_CK"), PlatformTest::OffNpu)
       << "a flag named for ROCm";
   EXPECT_EQ(classifyCondition("HAS_FLASH_ATTN_V2_CUDA"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("HAS_CUDA"), PlatformTest::Cuda) << "a flag named for the CUDA test";
+  EXPECT_EQ(classifyCondition("self.use_cuda"), PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("device_type == 'cuda' and HAS_CUDA"), PlatformTest::Cuda)
+      << "every term a CUDA test";
+  EXPECT_EQ(classifyCondition("HAS_CUDA and fast"), PlatformTest::Neither);
+  EXPECT_EQ(classifyCondition("not HAS_CUDA"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("ship_ready"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("not HAS_ROCM"), PlatformTest::Neither);
   EXPECT_TRUE(namesOtherPlatform("_infer_amd_arch"));
@@ -267,6 +273,46 @@ TEST(PlatformBranches, AMembershipTestOnCudaBesideAnNpuBranchIsOffTheNpu) {
   auto off = [&](const std::string& text) { return offNpu(*m, code, text); };
   EXPECT_TRUE(off("torch.cuda.synchronize"));
   EXPECT_FALSE(off("torch.npu.synchronize"));
+}
+
+TEST(PlatformBranches, ConsecutiveIfStatementsAreOneChain) {
+  const std::string code =
+      "import torch\n"
+      "def new_stream():\n"
+      "    if HAS_CUDA:\n"
+      "        return torch.cuda.Stream()\n"
+      "    # Intel next\n"
+      "    if HAS_XPU:\n"
+      "        return torch.xpu.Stream()\n"
+      "    if HAS_NPU:\n"
+      "        return torch.npu.Stream()\n"
+      "def sync():\n"
+      "    if torch.cuda.is_available():\n"
+      "        torch.cuda.synchronize()\n"
+      "    done = True\n"
+      "    if HAS_NPU:\n"
+      "        torch.npu.synchronize()\n"
+      "def count(dev):\n"
+      "    if dev == 'cuda':\n"
+      "        n = torch.cuda.device_count()\n"
+      "    if dev == 'npu':\n"
+      "        n = torch.npu.device_count()\n"
+      "    return n\n"
+      "def mem(dev):\n"
+      "    if dev == 'cuda':\n"
+      "        m = torch.cuda.memory_allocated()\n"
+      "    if dev == 'xpu':\n"
+      "        m = 0\n"
+      "    elif dev == 'npu':\n"
+      "        m = torch.npu.memory_allocated()\n"
+      "    return m\n";
+  auto m = parse(code);
+  auto off = [&](const std::string& text) { return offNpu(*m, code, text); };
+  EXPECT_TRUE(off("torch.cuda.Stream")) << "an NPU test two statements on, past a comment";
+  EXPECT_FALSE(off("torch.npu.Stream"));
+  EXPECT_FALSE(off("torch.cuda.synchronize")) << "a statement between ends the run";
+  EXPECT_TRUE(off("torch.cuda.device_count"));
+  EXPECT_FALSE(off("torch.cuda.memory_allocated")) << "the next if is a chain of its own";
 }
 
 TEST(PlatformBranches, TheRestOfABlockAfterAnEarlyReturnOnTheNpuIsOffIt) {

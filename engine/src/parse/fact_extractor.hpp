@@ -184,6 +184,8 @@ class FactExtractor {
   bool branchCondition(std::size_t up) const;
   /// Whether a branch of the if/elif/else chain raises (as one of its body's statements).
   bool chainRaises(TSNode if_statement) const;
+  /// Whether a lone `if` sits in a run of lone `if` statements one of which tests for the NPU.
+  bool besideNpuTest(TSNode if_statement) const;
   /// Whether the if statement has an elif or else branch.
   bool chainBranches(TSNode if_statement) const;
 

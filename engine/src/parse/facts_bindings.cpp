@@ -107,6 +107,27 @@ void FactExtractor::onAssignment(TSNode n) {
   bindings_.noteAssignment(text(left), chain);
 }
 
+/// Whether `n` and the `if` statements next to it in its block are lone tests (no `elif`, no
+/// `else`: one dispatch written as consecutive `if`s, comments between them) and one of them
+/// tests for the NPU. A neighbour with branches of its own is a decision of its own.
+bool FactExtractor::besideNpuTest(TSNode n) const {
+  auto lone = [&](TSNode s) {
+    bool branches = false;
+    forEachNamedChild(
+        s, [&](TSNode c) { branches = branches || is(c, sym_.elif_clause) || is(c, sym_.else_clause); });
+    return !branches;
+  };
+  if (!lone(n)) return false;
+  for (auto step : {&ts_node_next_named_sibling, &ts_node_prev_named_sibling})
+    for (TSNode s = step(n); !ts_node_is_null(s); s = step(s)) {
+      if (is(s, sym_.comment)) continue;
+      if (!is(s, sym_.if_statement) || !lone(s)) break;
+      if (values::classifyCondition(text(child(s, f_condition_))) == values::PlatformTest::NpuOnly)
+        return true;
+    }
+  return false;
+}
+
 void FactExtractor::onIf(TSNode n) {
   auto off = [&](std::uint32_t begin, std::uint32_t end) { m_.off_npu_.emplace_back(begin, end); };
   auto test = [&](TSNode clause) { return values::classifyCondition(text(child(clause, f_condition_))); };
@@ -131,6 +152,9 @@ void FactExtractor::onIf(TSNode n) {
       for (TSNode cuda : cuda_tests) off(ts_node_start_byte(cuda), bodyEnd(cuda));
   };
   clause(n);
+  // Consecutive `if` statements at one level are one chain too (`if HAS_CUDA: … return` beside
+  // `if HAS_NPU: …`): a lone CUDA test there is another platform's branch.
+  if (test(n) == values::PlatformTest::Cuda && besideNpuTest(n)) off(ts_node_start_byte(n), bodyEnd(n));
   bool chained = false;
   forEachNamedChild(n, [&](TSNode c) {
     if (is(c, sym_.elif_clause) || is(c, sym_.else_clause)) {

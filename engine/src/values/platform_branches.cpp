@@ -128,14 +128,18 @@ PlatformTest classifyCondition(std::string_view condition) {
   // is never taken.
   static const RE2 kCudaHelper(R"(^(\w+\.)*is_\w*cuda\w*_available\s*\(\s*\)$)");
   if (terms.size() == 1 && RE2::FullMatch(terms.front(), kCudaHelper)) return PlatformTest::OffNpu;
-  // A lone CUDA test (`torch.cuda.is_available()`, `dev.startswith("cuda")`, `x.is_cuda`): off the
-  // NPU only in a chain that has an NPU branch too (onIf decides).
+  // A CUDA test (`torch.cuda.is_available()`, `dev.startswith("cuda")`, `x.is_cuda`, a flag named
+  // for it: `HAS_CUDA`, `use_cuda`), alone or `and`-ed with others: off the NPU only in a chain
+  // that has an NPU branch too (onIf decides).
   static const RE2 kCuda(R"(^(\w+\.)*is_available\s*\(\s*\)$|\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|)"
-                         R"(["']cuda["']\s*(==|in\b)|\.is_cuda$)");
-  if (terms.size() == 1 && terms.front().find("cuda") != std::string_view::npos &&
-      testsPositively(terms.front(), kCuda))
-    return PlatformTest::Cuda;
-  return PlatformTest::Neither;
+                         R"(["']cuda["']\s*(==|in\b)|\.is_cuda$|)"
+                         R"(^(\w+\.)*(?i:is|use|using|on|has|with)_(?i:torch_)?(?i:cuda)\w*$)");
+  const bool cuda = std::all_of(terms.begin(), terms.end(), [](std::string_view t) {
+    return t.find("cuda") != std::string_view::npos || t.find("CUDA") != std::string_view::npos
+               ? testsPositively(t, kCuda)
+               : false;
+  });
+  return cuda ? PlatformTest::Cuda : PlatformTest::Neither;
 }
 
 bool namesOtherPlatform(std::string_view function_name) {

@@ -4,8 +4,10 @@
 /// `if is_xla_installed():` (or MPS, XPU, HPU), `if is_torch_cuda_available():` (a helper named
 /// for the CUDA test, which the kit does not rename) or `if ... and not is_npu_available():`, the
 /// other branches of `if is_npu_available():`, the rest of a block after an early
-/// `if is_npu_available(): … return`, and a CUDA branch of a chain that has an NPU branch runs on
-/// another platform; a CUDA name there is no CUDA binding of the NPU path.
+/// `if is_npu_available(): … return`, and a CUDA branch (`if torch.cuda.is_available():`,
+/// `if HAS_CUDA:`) of a chain that has an NPU branch runs on another platform — consecutive `if`
+/// statements at one level count as one chain; a CUDA name there is no CUDA binding of the NPU
+/// path.
 
 #include <string_view>
 
