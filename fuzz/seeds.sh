@@ -34,6 +34,7 @@ case "$target" in
   pyproject) named 'pyproject.toml' ;;
   setup_cfg) named 'setup.cfg' '*.cfg' ;;
   conda_environment) named 'environment.yml' 'environment.yaml' 'conda*.yml' ;;
+  cog_config) named 'cog.yaml' 'cog.yml' ;;
   dockerfile) named 'Dockerfile' 'Dockerfile.*' '*.dockerfile' ;;
   shell_script) named '*.sh' '*.sh.mustache' ;;
   cuda_source)

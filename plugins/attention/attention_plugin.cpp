@@ -161,6 +161,12 @@ class AttentionPlugin final : public Plugin {
     const std::map<std::string, std::vector<std::size_t>> aliases = kernelAliases(module, src);
     std::vector<char> alias_used(refs.size(), 0);
     std::vector<char> is_kernel_call(calls.size(), 0);
+    // Calls whose reference resolves by itself (through imports): the references' loop below
+    // reports their library names.
+    std::vector<char> reported_by_reference(calls.size(), 0);
+    for (const ReferenceFact& ref : refs)
+      if (ref.call >= 0 && !ref.resolved.empty())
+        reported_by_reference[static_cast<std::size_t>(ref.call)] = 1;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> xformers_args;  // byte spans of MEA arguments
     for (std::size_t i = 0; i < calls.size(); ++i) {
       const CallFact& call = calls[i];
@@ -191,7 +197,18 @@ class AttentionPlugin final : public Plugin {
       // Inside the library's own repository (xformers in xformers) its names are the project's.
       if (module.isProjectModule(resolved)) continue;
       const KernelSpec* spec = migrate_attention::findKernel(resolved);
-      if (!spec) continue;
+      if (!spec) {
+        // `ops = torch.ops.flash_attn_3` … `ops.fwd(q, k, v)`: a call into a compiled extension
+        // (ATT-007) through a module alias the engine followed (values::NameBindings). Other
+        // library names through aliases are values (`v = xformers.__version__; v.startswith(…)`).
+        const auto* rule = reported_by_reference[i] ? nullptr : migrate_attention::findNameRule(resolved);
+        if (rule && rule->rule_id == "ATT-007")
+          report(found, std::string(rule->rule_id), file, call.range, call.callee_written, resolved,
+                 {{"npu", std::string(rule->npu)},
+                  {"note", rule->note.empty() ? "" : " " + std::string(rule->note)}},
+                 Details{{"call", "true"}, {"alias_of", resolved}}, rootName(call.callee_written));
+        continue;
+      }
       const auto alias = aliases.find(call.callee_written);
       const std::string root =
           rootName(alias == aliases.end() ? call.callee_written : refs[alias->second.front()].written);

@@ -1,39 +1,9 @@
 // environment.yml (conda): `dependencies` (conda match specs and the `pip:` sub-list in pip's
 // requirements format) and `channels`.
 
-#include <yaml-cpp/yaml.h>
-
-#include "manifest.hpp"
+#include "yaml_manifest.hpp"
 
 namespace deps {
-namespace {
-
-/// Byte range of the scalar a node starts at: quoted up to the closing quote, plain up to a
-/// comment or the end of the line.
-std::pair<std::uint32_t, std::uint32_t> scalarExtent(std::string_view text,
-                                                     const std::vector<std::uint32_t>& starts,
-                                                     const YAML::Mark& mark) {
-  if (mark.line < 0 || static_cast<std::size_t>(mark.line) >= starts.size()) return {0, 0};
-  const std::uint32_t b =
-      starts[static_cast<std::size_t>(mark.line)] + static_cast<std::uint32_t>(mark.column);
-  if (b >= text.size()) return {b, b};
-  std::size_t eol = text.find('\n', b);
-  if (eol == std::string_view::npos) eol = text.size();
-  if (text[b] == '"' || text[b] == '\'') {
-    const auto close = text.find(text[b], b + 1);
-    return {b, static_cast<std::uint32_t>(close == std::string_view::npos || close > eol ? eol : close + 1)};
-  }
-  std::size_t e = eol;
-  for (std::size_t i = b; i < eol; ++i)
-    if (text[i] == '#' && i > b && (text[i - 1] == ' ' || text[i - 1] == '\t')) {
-      e = i;
-      break;
-    }
-  while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\t' || text[e - 1] == '\r')) --e;
-  return {b, static_cast<std::uint32_t>(e)};
-}
-
-}  // namespace
 
 bool looksLikeCondaEnvironment(std::string_view text) {
   bool dependencies = false;
@@ -54,53 +24,25 @@ bool looksLikeCondaEnvironment(std::string_view text) {
 }
 
 void readCondaEnvironment(const std::string& path, std::string_view text, Manifests& out) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    out.diagnostics.push_back({migrate::sdk::Severity::Warning, "environment-unreadable", path,
-                               static_cast<std::uint32_t>(e.mark.line + 1),
-                               "not read as a conda environment file: " + e.msg});
-    return;
-  }
+  const std::optional<YAML::Node> loaded =
+      loadYamlManifest(path, text, "environment-unreadable", "a conda environment file", out);
+  if (!loaded) return;
+  const YAML::Node& root = *loaded;
   if (!root.IsMap() || !root["dependencies"] || !root["dependencies"].IsSequence()) return;  // not conda's
-  const migrate::sdk::LineIndex index(text);
-  std::vector<std::uint32_t> starts{0};
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') starts.push_back(static_cast<std::uint32_t>(i + 1));
+  const YamlText file(text);
 
   if (const YAML::Node channels = root["channels"]; channels && channels.IsSequence()) {
     for (const auto& ch : channels) {
       if (!ch.IsScalar()) continue;
-      const auto [b, e] = scalarExtent(text, starts, ch.Mark());
-      out.indexes.push_back({path, index.range(b, e), ch.Scalar(), "channels", "conda"});
+      out.indexes.push_back({path, file.scalarRange(ch), ch.Scalar(), "channels", "conda"});
     }
   }
   for (const auto& dep : root["dependencies"]) {
     if (dep.IsMap()) {
-      const YAML::Node pip = dep["pip"];
-      if (!pip || !pip.IsSequence()) continue;
-      for (const auto& item : pip) {
-        if (!item.IsScalar()) continue;
-        const auto [b, e] = scalarExtent(text, starts, item.Mark());
-        const std::string value = item.Scalar();
-        // Map offsets in the scalar's value to the file: exact for plain scalars, the quotes
-        // shifted by one for quoted ones.
-        const std::uint32_t shift = (b < text.size() && (text[b] == '"' || text[b] == '\'')) ? 1 : 0;
-        const std::uint32_t limit = e;
-        readRequirementLine(
-            path, value, static_cast<std::uint32_t>(item.Mark().line + 1),
-            [&, b = b](std::size_t rb, std::size_t re) {
-              const auto s = std::min<std::uint32_t>(b + shift + static_cast<std::uint32_t>(rb), limit);
-              const auto f = std::min<std::uint32_t>(b + shift + static_cast<std::uint32_t>(re), limit);
-              return index.range(s, f);
-            },
-            "conda", "pip", out);
-      }
+      readPipList(path, file, dep["pip"], "conda", "pip", out);
       continue;
     }
     if (!dep.IsScalar()) continue;
-    const auto [b, e] = scalarExtent(text, starts, dep.Mark());
     auto req = parseCondaSpec(dep.Scalar());
     if (!req) {
       out.diagnostics.push_back({migrate::sdk::Severity::Info, "unparsed-requirement", path,
@@ -110,7 +52,7 @@ void readCondaEnvironment(const std::string& path, std::string_view text, Manife
     }
     DependencyUse d;
     d.file = path;
-    d.range = index.range(b, e);
+    d.range = file.scalarRange(dep);
     d.written = dep.Scalar();
     d.req = *req;
     d.dialect = SpecDialect::Conda;

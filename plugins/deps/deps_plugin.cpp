@@ -171,6 +171,15 @@ bool isCudaImage(const std::string& ref, std::string& kind) {
     kind = "pytorch/pytorch";
     return true;
   }
+  // Project images whose plain name is their GPU build, on nvidia/cuda; the CPU build is
+  // published as <name>-cpu (Docker Hub pages of each project).
+  static const std::set<std::string> kGpuBuilds{"horovod/horovod", "stablebaselines/stable-baselines3",
+                                                "stablebaselines/rl-baselines3-zoo"};
+  const std::string plain = repo.rfind("docker.io/", 0) == 0 ? repo.substr(10) : repo;
+  if (kGpuBuilds.count(plain)) {
+    kind = "the project's GPU build; " + plain + "-cpu is the CPU one";
+    return true;
+  }
   if (!deps::cudaTag(tag).empty() || !deps::cudaTag(repo).empty() || hasGpuWord(r)) {
     kind = "CUDA image";
     return true;
@@ -241,6 +250,9 @@ class DepsPlugin final : public Plugin {
           break;
         case deps::ManifestKind::Dockerfile:
           deps::readDockerfile(path, *text, m);
+          break;
+        case deps::ManifestKind::CogConfig:
+          deps::readCogConfig(path, *text, m);
           break;
         case deps::ManifestKind::Shell:
           deps::readShellScript(path, *text, m);
@@ -549,7 +561,7 @@ class DepsPlugin final : public Plugin {
     std::map<std::string, std::string> details{{"image", img.written},
                                                {"resolved", img.resolved},
                                                {"kind", kind},
-                                               {"source", "dockerfile"},
+                                               {"source", img.source},
                                                {"cuda", deps::cudaTag(img.resolved)},
                                                {"verdict", "needs replacement"},
                                                {"replacement", replacement}};

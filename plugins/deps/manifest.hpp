@@ -29,8 +29,8 @@ struct DependencyUse {
   std::string written;              ///< the requirement as written
   Requirement req;
   SpecDialect dialect = SpecDialect::Pep440;
-  std::string
-      source;  ///< requirements | constraints | setup.py | setup.cfg | pyproject | conda | dockerfile | shell
+  std::string source;   ///< requirements | constraints | setup.py | setup.cfg | pyproject | conda | cog |
+                        ///< dockerfile | shell
   std::string section;  ///< install_requires, extras_require[dev], project.dependencies, …
   bool editable = false;
   bool conda = false;  ///< a conda package (req.url holds its channel, req.marker its build string)
@@ -48,12 +48,13 @@ struct IndexUse {
   migrate::sdk::SourceRange url_range{};
 };
 
-/// A `FROM` of a Dockerfile.
+/// A `FROM` of a Dockerfile, or the base image another build file picks.
 struct BaseImageUse {
   std::string file;
   migrate::sdk::SourceRange range;  ///< the image reference
   std::string written;
-  std::string resolved;  ///< with ARG defaults substituted
+  std::string resolved;               ///< with ARG defaults substituted
+  std::string source = "dockerfile";  ///< dockerfile | cog (the base a cog.yaml build picks)
 };
 
 /// An `ENV` / `ARG` setting of a Dockerfile.
@@ -153,6 +154,9 @@ void readPyproject(const std::string& path, std::string_view text, Manifests& ou
 /// environment.yml (conda): dependencies, the pip: sub-list, channels.
 void readCondaEnvironment(const std::string& path, std::string_view text, Manifests& out);
 
+/// cog.yaml (Replicate's Cog): the GPU build and its CUDA version as base images, python_packages,
+/// python_requirements.
+void readCogConfig(const std::string& path, std::string_view text, Manifests& out);
 /// Dockerfile: FROM, ENV, ARG, and pip/conda installs in RUN.
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out);
 
@@ -225,6 +229,7 @@ enum class ManifestKind {
   Pyproject,
   CondaEnvironment,
   Dockerfile,
+  CogConfig,  ///< cog.yaml
   Shell,
   OtherYaml  ///< a YAML file not named like a conda environment: read as one if its text is one
 };

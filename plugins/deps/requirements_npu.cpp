@@ -25,7 +25,7 @@ using npu::detail;
 /// shell installs are build steps, not declarations.
 bool isDeclarationSource(const std::string& source) {
   return source == "requirements" || source == "constraints" || source == "setup.py" ||
-         source == "setup.cfg" || source == "pyproject" || source == "conda";
+         source == "setup.cfg" || source == "pyproject" || source == "conda" || source == "cog";
 }
 
 bool isDependencyRule(const std::string& id) {

@@ -190,6 +190,7 @@ ManifestKind manifestKind(std::string_view path) {
   if (name == "dockerfile" || name == "containerfile" || name.rfind("dockerfile.", 0) == 0 ||
       name.rfind("dockerfile-", 0) == 0 || name.rfind("dockerfile_", 0) == 0 || ext == ".dockerfile")
     return ManifestKind::Dockerfile;
+  if (name == "cog.yaml" || name == "cog.yml") return ManifestKind::CogConfig;
   if (ext == ".yml" || ext == ".yaml") {
     if (stem.find("environment") != std::string::npos || stem.find("conda") != std::string::npos ||
         stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0 ||

@@ -21,13 +21,13 @@ using namespace migrate::sdk;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
-    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069..071, DEV-076
+    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069..071, DEV-076, DEV-077
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
     "rules/environment.yaml",       // DEV-037..040
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065, DEV-072..075
+    "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065, DEV-072..075, DEV-078
 };
 
 class DevicePlugin final : public Plugin {

@@ -349,6 +349,10 @@ TEST(PythonFacts, TorchThatOnlyAStarImportCanBringIsTorch) {
   for (const auto& c : m->calls()) callees.push_back(c.callee_resolved);
   EXPECT_EQ(callees, (std::vector<std::string>{"torch.cuda.amp.autocast", "torch.cuda.synchronize"}));
   EXPECT_EQ(m->definitions().at(1).decorators, (std::vector<std::string>{"torch.cuda.amp.autocast"}));
+  // The references the rules match resolve the same way (`torch.cuda.synchronize()` is reported).
+  bool reference = false;
+  for (const auto& r : m->references()) reference = reference || r.resolved == "torch.cuda.synchronize";
+  EXPECT_TRUE(reference);
   // Without a star import an unbound `torch` stays unresolved; a local `torch` is not torch.
   auto plain = parsed("def f(torch):\n    return torch.cuda.synchronize()\n");
   EXPECT_EQ(plain->calls().at(0).callee_resolved, "");

@@ -52,6 +52,15 @@ TEST(RuleLoader, ErrorsNamePositionAndExpectation) {
   ASSERT_FALSE(domain.ok());
   EXPECT_NE(domain.error().message.find("declares domain 'device'"), std::string::npos);
 
+  // `except` leaves calls out of "any call" only.
+  auto except = loadRules(
+      rule("      string:\n        regex: '^cuda$'\n        where:\n          - arg_of: [torch.load]\n"
+           "            except: [os.path.join]\n"),
+      "f", "device");
+  ASSERT_FALSE(except.ok());
+  EXPECT_NE(except.error().message.find("except leaves calls out of arg_of: ['*'] only"), std::string::npos)
+      << except.error().message;
+
   auto format = loadRules("format: 2\ndomain: device\nrules: []\n", "f", "device");
   ASSERT_FALSE(format.ok());
   EXPECT_NE(format.error().message.find("this engine reads format 1"), std::string::npos);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "parse/python_parser.hpp"
 #include "values/name_bindings.hpp"
@@ -63,6 +64,39 @@ TEST(NameBindings, ANameBoundToTwoThingsOrToACycleIsNoAlias) {
   EXPECT_EQ(b.resolve("dev.synchronize"), "");
   EXPECT_EQ(b.resolve("a"), "");
   EXPECT_EQ(b.resolve("torch.cuda"), "torch.cuda");
+}
+
+TEST(NameBindings, AFallbackBoundInAnExceptHandlerYieldsAndNoneIsNoValue) {
+  auto m = parse(
+      "import torch\n"
+      "try:\n"
+      "    import flash_attn_3._C as _C\n"
+      "    ops: Any = torch.ops.flash_attn_3\n"
+      "except ImportError:\n"
+      "    try:\n"
+      "        import flash_attn_3_cuda as _C\n"
+      "        ops = _C\n"
+      "    except ImportError:\n"
+      "        ops = None\n"
+      "if torch.cuda.is_available():\n"
+      "    dev = torch.cuda\n"
+      "else:\n"
+      "    dev = torch.cpu\n"
+      "def fwd(q):\n"
+      "    dev.synchronize()\n"
+      "    return ops.fwd(q)\n");
+  std::set<std::string> callees;
+  for (const auto& c : m->calls()) callees.insert(c.callee_resolved);
+  EXPECT_TRUE(callees.count("torch.ops.flash_attn_3.fwd"))
+      << "the value bound outside the handlers is what runs where the library is installed";
+  EXPECT_FALSE(callees.count("torch.cuda.synchronize")) << "two values bound outside handlers: no alias";
+  EXPECT_FALSE(callees.count("torch.cpu.synchronize"));
+
+  NameBindings b;
+  b.bindImport("fa", "flash_attn_3_cuda");
+  b.noteAssignment("ext", "fa", /*fallback=*/true);  // only bound in a handler: still its value
+  b.finish();
+  EXPECT_EQ(b.resolve("ext.fwd"), "flash_attn_3_cuda.fwd");
 }
 
 TEST(NameBindings, ADecoratorThroughAModuleLevelAliasIsResolved) {

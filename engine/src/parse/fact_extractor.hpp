@@ -131,6 +131,8 @@ class FactExtractor {
   /// `name = a.b.c` may make `name` an alias (values::NameBindings); any other value of a plain
   /// name is noted too, so that a name bound to two things is never taken for an alias.
   void onAssignment(TSNode n);
+  /// Whether `n` stands in an `except` handler of its function or class (or of the module).
+  bool inExceptHandler(TSNode n) const;
 
   /// Branches the NPU never takes (values::classifyCondition): an if/elif testing ROCm or
   /// excluding the NPU, from its header to the end of its body; after a branch that tests the NPU,
@@ -212,6 +214,9 @@ class FactExtractor {
   /// nothing in the file binds, in a file with a star import, is torch's: the star import brings
   /// it (`from pkg.util_module import *`, where util_module imports torch).
   std::string resolveChain(const std::string& written) const;
+  /// The same through imports only (values::NameBindings::resolveImport): a plain read of an
+  /// alias is the alias's value, reported where the alias is bound.
+  std::string resolveImportChain(const std::string& written) const;
 
   /// The target of the file's only `from <absolute module> import *`, or empty.
   std::string soleStarImport() const;

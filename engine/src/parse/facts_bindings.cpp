@@ -102,9 +102,19 @@ void FactExtractor::onAssignment(TSNode n) {
     else if (noop(a) && !noop(b))
       right = b;
   }
+  // `x = None` gives x no attribute to call: what `x.f()` reaches is one of its other values.
+  if (is(right, sym_.none_)) return;
   std::string chain;
   if (is(right, sym_.identifier) || is(right, sym_.attribute)) chain = chainText(right);
-  bindings_.noteAssignment(text(left), chain);
+  bindings_.noteAssignment(text(left), chain, !chain.empty() && inExceptHandler(n));
+}
+
+bool FactExtractor::inExceptHandler(TSNode n) const {
+  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    if (is(p, sym_.except_clause)) return true;
+    if (is(p, sym_.function_definition) || is(p, sym_.class_definition)) return false;
+  }
+  return false;
 }
 
 /// Whether `n` and the `if` statements next to it in its block are lone tests (no `elif`, no
@@ -137,13 +147,13 @@ void FactExtractor::onIf(TSNode n) {
   };
   bool npu_taken = false;          // an earlier branch of the chain is the NPU's
   std::vector<TSNode> cuda_tests;  // branches before it that test for CUDA
-  auto clause = [&](TSNode c) {
+  // `t`: the clause's test, classified once by the caller (an else clause has none).
+  auto clause = [&](TSNode c, values::PlatformTest t) {
     if (npu_taken) {
       off(ts_node_start_byte(c), ts_node_end_byte(c));
       return;
     }
     if (is(c, sym_.else_clause)) return;
-    const values::PlatformTest t = test(c);
     if (t == values::PlatformTest::OffNpu) off(ts_node_start_byte(c), bodyEnd(c));
     if (t == values::PlatformTest::Cuda) cuda_tests.push_back(c);
     npu_taken = t == values::PlatformTest::NpuOnly;
@@ -151,20 +161,21 @@ void FactExtractor::onIf(TSNode n) {
     if (npu_taken)
       for (TSNode cuda : cuda_tests) off(ts_node_start_byte(cuda), bodyEnd(cuda));
   };
-  clause(n);
+  const values::PlatformTest head = test(n);
+  clause(n, head);
   // Consecutive `if` statements at one level are one chain too (`if HAS_CUDA: … return` beside
   // `if HAS_NPU: …`): a lone CUDA test there is another platform's branch.
-  if (test(n) == values::PlatformTest::Cuda && besideNpuTest(n)) off(ts_node_start_byte(n), bodyEnd(n));
+  if (head == values::PlatformTest::Cuda && besideNpuTest(n)) off(ts_node_start_byte(n), bodyEnd(n));
   bool chained = false;
   forEachNamedChild(n, [&](TSNode c) {
     if (is(c, sym_.elif_clause) || is(c, sym_.else_clause)) {
       chained = true;
-      clause(c);
+      clause(c, is(c, sym_.elif_clause) ? test(c) : values::PlatformTest::Neither);
     }
   });
   // `if is_npu_available(): … return` with nothing else: the rest of the enclosing block is the
   // other platforms' (an early return on the NPU).
-  if (!chained && test(n) == values::PlatformTest::NpuOnly) {
+  if (!chained && head == values::PlatformTest::NpuOnly) {
     const TSNode body = child(n, f_consequence_);
     const TSNode parent = ts_node_parent(n);
     const std::uint32_t count = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);

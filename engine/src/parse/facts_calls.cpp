@@ -55,6 +55,9 @@ void FactExtractor::classifyValue(TSNode v, sdk::ArgumentFact& af) const {
     af.kind = sdk::ValueKind::None;
   } else if (t == sym_.identifier || t == sym_.attribute) {
     af.kind = sdk::ValueKind::Name;
+  } else if (t == sym_.conditional_expression && ts_node_named_child_count(v) == 3 &&
+             (is(ts_node_named_child(v, 0), sym_.integer) || is(ts_node_named_child(v, 2), sym_.integer))) {
+    af.kind = sdk::ValueKind::Int;  // `0 if first else gpus[i]`: an integer on one of its paths
   }
   if (af.kind != sdk::ValueKind::String) af.text = std::string(text(v));
 }

@@ -95,6 +95,12 @@ std::string FactExtractor::resolveChain(const std::string& written) const {
   return r;
 }
 
+std::string FactExtractor::resolveImportChain(const std::string& written) const {
+  std::string r = bindings_.resolveImport(written);
+  if (r.empty() && torch_from_star_ && written.rfind("torch.", 0) == 0) r = written;
+  return r;
+}
+
 bool FactExtractor::ownSelfAttribute(const std::string& written) const {
   return written.rfind("self.", 0) == 0 && written.find('.', 5) == std::string::npos &&
          self_stores_.count(written.substr(5)) != 0;
@@ -140,9 +146,8 @@ void FactExtractor::resolve() {
   for (auto& pr : pending_refs_) {
     // A decorator or base class through an alias is that API's use; any other read of an alias
     // is its value, reported where the alias is bound (values::NameBindings::resolveImport).
-    pr.fact.resolved = pr.fact.role == sdk::ReferenceFact::Role::Plain
-                           ? bindings_.resolveImport(pr.fact.written)
-                           : resolveChain(pr.fact.written);
+    pr.fact.resolved = pr.fact.role == sdk::ReferenceFact::Role::Plain ? resolveImportChain(pr.fact.written)
+                                                                       : resolveChain(pr.fact.written);
     if (pr.fact.resolved.empty() && pr.fact.call >= 0 && !star.empty() && fromStar(pr.fact.written))
       pr.fact.resolved = star + "." + pr.fact.written;
     const bool keep =

@@ -79,6 +79,7 @@ struct Symbols {
     if_statement = named(l, "if_statement");
     else_clause = named(l, "else_clause");
     elif_clause = named(l, "elif_clause");
+    except_clause = named(l, "except_clause");
     type = named(l, "type");
     error = static_cast<TSSymbol>(-1);  // ts_builtin_sym_error
   }
@@ -152,6 +153,7 @@ struct Symbols {
   TSSymbol if_statement = 0;
   TSSymbol else_clause = 0;
   TSSymbol elif_clause = 0;
+  TSSymbol except_clause = 0;
   TSSymbol type = 0;
   TSSymbol error = 0;
 };

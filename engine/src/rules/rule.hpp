@@ -31,6 +31,7 @@ struct StringPosition {
   Kind kind = Kind::Compare;
   std::vector<std::string> names;    ///< keywords, callees, methods or subscripted chains
   std::vector<std::string> callees;  ///< Keyword: optional restriction of the call
+  std::vector<std::string> except;   ///< ArgOf "*": calls left out (`os.path.join`)
   std::optional<Pattern> target;     ///< AssignTo
   bool kept_only = false;            ///< Compare: not a comparison that only picks a branch
   std::optional<Pattern> value;      ///< narrows the rule's regex at this position

@@ -1,5 +1,6 @@
 #include "rules/rule_loader.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "yaml/yaml_reader.hpp"
@@ -110,8 +111,8 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
 
 StringPosition readPosition(const Reader& r, const YAML::Node& n) {
   r.checkKeys(n,
-              {"keyword", "callee", "arg_of", "method_arg_of", "compare", "assign_to", "subscript_of",
-               "returned", "regex"},
+              {"keyword", "callee", "arg_of", "except", "method_arg_of", "compare", "assign_to",
+               "subscript_of", "returned", "regex"},
               "a string position");
   StringPosition p;
   if (n["regex"]) p.value = pattern(r, n["regex"], "regex");
@@ -165,6 +166,12 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
            "assign_to, subscript_of");
   if (n["callee"] && p.kind != StringPosition::Kind::Keyword)
     r.fail(n["callee"], "callee restricts only a keyword position");
+  if (n["except"]) {
+    if (p.kind != StringPosition::Kind::ArgOf ||
+        std::find(p.names.begin(), p.names.end(), "*") == p.names.end())
+      r.fail(n["except"], "except leaves calls out of arg_of: ['*'] only");
+    p.except = r.stringList(n["except"], "except");
+  }
   return p;
 }
 

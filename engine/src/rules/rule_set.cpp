@@ -352,7 +352,8 @@ bool placeMatches(const StringPosition& p, const sdk::StringFact& s) {
               (s.method_on_value && contains(p.callees, s.method)));
     case K::ArgOf:  // "*": any call of a function or class (a method on a value is method_arg_of's)
       return s.context == C::PositionalArg &&
-             (contains(p.names, s.callee) || (contains(p.names, "*") && !s.method_on_value));
+             (contains(p.names, s.callee) ||
+              (contains(p.names, "*") && !s.method_on_value && !contains(p.except, s.callee)));
     case K::MethodArgOf:
       return s.context == C::PositionalArg && s.method_on_value && contains(p.names, s.method);
     case K::Compare:

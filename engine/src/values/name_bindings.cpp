@@ -16,15 +16,19 @@ void NameBindings::bindImport(const std::string& bound, const std::string& targe
   imports_[bound] = target;
 }
 
-void NameBindings::noteAssignment(std::string_view name, std::string_view chain) {
+void NameBindings::noteAssignment(std::string_view name, std::string_view chain, bool fallback) {
   auto [it, first] = assignments_.try_emplace(std::string(name));
-  std::vector<std::string>& chains = it->second;
+  std::vector<Chain>& chains = it->second;
   if (chain.empty()) {  // a value that is no chain: the name has no qualified value
-    chains.assign(1, std::string());
+    chains.assign(1, Chain{});
     return;
   }
-  if (!chains.empty() && chains.front().empty()) return;
-  if (std::find(chains.begin(), chains.end(), chain) == chains.end()) chains.emplace_back(chain);
+  if (!chains.empty() && chains.front().text.empty()) return;
+  auto same = std::find_if(chains.begin(), chains.end(), [&](const Chain& c) { return c.text == chain; });
+  if (same == chains.end())
+    chains.push_back(Chain{std::string(chain), fallback});
+  else
+    same->fallback = same->fallback && fallback;
 }
 
 void NameBindings::shadow(const std::string& name) {
@@ -33,10 +37,15 @@ void NameBindings::shadow(const std::string& name) {
 
 void NameBindings::finish() {
   auto rootOf = [](const std::string& chain) { return chain.substr(0, chain.find('.')); };
-  for (const auto& [name, chains] : assignments_) {
+  for (const auto& [name, noted] : assignments_) {
     // An import of the same name keeps its meaning (`try: import x` / `except: x = None`), and a
     // name assigned from anything but chains has no qualified value.
-    if (chains.empty() || chains.front().empty() || imports_.count(name) != 0) continue;
+    if (noted.empty() || noted.front().text.empty() || imports_.count(name) != 0) continue;
+    // Chains bound in `except` handlers are stand-ins for the others.
+    const bool primary = std::any_of(noted.begin(), noted.end(), [](const Chain& c) { return !c.fallback; });
+    std::vector<std::string> chains;
+    for (const Chain& c : noted)
+      if (!primary || !c.fallback) chains.push_back(c.text);
     // A name bound to two different things is no alias, its value depends on the path taken;
     // unless one is an imported API and the others are the module's own names, stand-ins for
     // it where it is missing (`wrapper = torch.library.custom_op` on a new torch, else `wrapper =

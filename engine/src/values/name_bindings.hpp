@@ -20,7 +20,11 @@ class NameBindings {
   void bindImport(const std::string& bound, const std::string& target);
   /// `name = <right side>` anywhere in the module: `chain` is the right side when it is a dotted
   /// chain rooted at a name (`torch.library.custom_op`, `other`), empty for any other value.
-  void noteAssignment(std::string_view name, std::string_view chain);
+  /// `fallback`: the assignment stands in an `except` handler (`try: ops = torch.ops.fa3` /
+  /// `except ImportError: ops = fa3_cuda`); such a chain yields to one bound outside handlers,
+  /// the value the code has where its libraries are installed. (`x = None` is no value to note:
+  /// a call `x.f()` reaches one of the others.)
+  void noteAssignment(std::string_view name, std::string_view chain, bool fallback = false);
   /// A module-level def or class named `name` that comes after the last import binding it
   /// shadows that import.
   void shadow(const std::string& name);
@@ -44,9 +48,13 @@ class NameBindings {
 
   std::unordered_map<std::string, std::string> imports_;
   std::unordered_set<std::string> shadowed_;
-  /// name → the distinct chains its assignments bind; empty when any assignment binds something
-  /// else (a call result, a literal).
-  std::unordered_map<std::string, std::vector<std::string>> assignments_;
+  struct Chain {
+    std::string text;
+    bool fallback = false;
+  };
+  /// name → the distinct chains its assignments bind; one empty chain when any assignment binds
+  /// something else (a call result, a literal).
+  std::unordered_map<std::string, std::vector<Chain>> assignments_;
   std::unordered_map<std::string, std::string> aliases_;  ///< settled by finish()
 };
 

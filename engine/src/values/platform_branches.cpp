@@ -135,9 +135,8 @@ PlatformTest classifyCondition(std::string_view condition) {
                          R"(["']cuda["']\s*(==|in\b)|\.is_cuda$|)"
                          R"(^(\w+\.)*(?i:is|use|using|on|has|with)_(?i:torch_)?(?i:cuda)\w*$)");
   const bool cuda = std::all_of(terms.begin(), terms.end(), [](std::string_view t) {
-    return t.find("cuda") != std::string_view::npos || t.find("CUDA") != std::string_view::npos
-               ? testsPositively(t, kCuda)
-               : false;
+    return (t.find("cuda") != std::string_view::npos || t.find("CUDA") != std::string_view::npos) &&
+           testsPositively(t, kCuda);
   });
   return cuda ? PlatformTest::Cuda : PlatformTest::Neither;
 }

@@ -421,6 +421,27 @@ TEST_F(RequirementsNpuTest, DeclaredTorchNpuIsNotAddedTwiceAndMissingTorchIsExpl
   EXPECT_NE(without.comments.find("torch is not declared by the repository"), std::string::npos);
 }
 
+TEST_F(RequirementsNpuTest, CogsPythonPackagesAreDeclarationsAndABrokenCogYamlIsADiagnostic) {
+  const Emitted cog = emit(repo({{"cog.yaml",
+                                  "build:\n  gpu: true\n  cuda: \"11.8\"\n  python_packages:\n"
+                                  "    - \"torch==2.1.0\"\n    - \"xformers==0.0.22\"\n"
+                                  "predict: \"predict.py:Predictor\"\n"}}));
+  ASSERT_TRUE(cog.written);
+  EXPECT_EQ(cog.requirement("torch")->specifier, "==2.1.0") << cog.text;
+  expectRemoved(cog, "xformers", "xformers");
+  std::size_t images = 0;
+  for (const auto& f : cog.findings)
+    if (f.rule_id == "DEP-010" && detail(f, "source") == "cog") ++images;
+  EXPECT_EQ(images, 2u) << "gpu: true and cuda: each name the nvidia/cuda base";
+
+  const auto [ws, model] = plugin_->analyze(repo({{"cog.yaml", "build:\n  gpu: [true\n"}}), 1);
+  const bool diagnosed = std::any_of(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& d) {
+    return d.code == "cog-config-unreadable" && d.file == "cog.yaml" &&
+           d.message.find("not read as a Cog configuration") != std::string::npos;
+  });
+  EXPECT_TRUE(diagnosed);
+}
+
 TEST_F(RequirementsNpuTest, NothingIsWrittenWithoutPythonDependencies) {
   const Emitted none = emit(repo({
       {"train.py", "import torch\nimport flash_attn\nprint(torch.cuda.is_available())\n"},

@@ -24,6 +24,8 @@ struct ImportFact {
   SourceRange range;   ///< the whole statement
 };
 
+/// What an argument's value is. Int: an integer literal, or a conditional expression with one
+/// (`0 if first else gpus[i]`: an integer on one of its paths).
 enum class ValueKind { String, Int, Float, Bool, None, Name, Other };
 
 /// One argument of a call. `text` is the string content for strings, the source text otherwise.
