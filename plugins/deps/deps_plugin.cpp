@@ -167,7 +167,8 @@ bool isCudaImage(const std::string& ref, std::string& kind) {
     kind = "NGC";
     return true;
   }
-  if (repo == "pytorch/pytorch" || repo == "docker.io/pytorch/pytorch") {
+  const std::string plain = repo.rfind("docker.io/", 0) == 0 ? repo.substr(10) : repo;  // Docker Hub's
+  if (plain == "pytorch/pytorch") {
     kind = "pytorch/pytorch";
     return true;
   }
@@ -175,7 +176,6 @@ bool isCudaImage(const std::string& ref, std::string& kind) {
   // published as <name>-cpu (Docker Hub pages of each project).
   static const std::set<std::string> kGpuBuilds{"horovod/horovod", "stablebaselines/stable-baselines3",
                                                 "stablebaselines/rl-baselines3-zoo"};
-  const std::string plain = repo.rfind("docker.io/", 0) == 0 ? repo.substr(10) : repo;
   if (kGpuBuilds.count(plain)) {
     kind = "the project's GPU build; " + plain + "-cpu is the CPU one";
     return true;

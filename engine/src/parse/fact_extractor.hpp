@@ -131,8 +131,9 @@ class FactExtractor {
   /// `name = a.b.c` may make `name` an alias (values::NameBindings); any other value of a plain
   /// name is noted too, so that a name bound to two things is never taken for an alias.
   void onAssignment(TSNode n);
-  /// Whether `n` stands in an `except` handler of its function or class (or of the module).
-  bool inExceptHandler(TSNode n) const;
+  /// Whether the node being visited stands in an `except` handler of its function or class (or
+  /// of the module).
+  bool inExceptHandler() const;
 
   /// Branches the NPU never takes (values::classifyCondition): an if/elif testing ROCm or
   /// excluding the NPU, from its header to the end of its body; after a branch that tests the NPU,

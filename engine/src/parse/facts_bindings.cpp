@@ -106,15 +106,16 @@ void FactExtractor::onAssignment(TSNode n) {
   if (is(right, sym_.none_)) return;
   std::string chain;
   if (is(right, sym_.identifier) || is(right, sym_.attribute)) chain = chainText(right);
-  bindings_.noteAssignment(text(left), chain, !chain.empty() && inExceptHandler(n));
+  bindings_.noteAssignment(text(left), chain, !chain.empty() && inExceptHandler());
 }
 
-bool FactExtractor::inExceptHandler(TSNode n) const {
-  for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+bool FactExtractor::inExceptHandler() const {
+  // The walk's stack holds the ancestors (ts_node_parent would descend from the root each step).
+  for (std::size_t up = 0;; ++up) {
+    const TSNode p = parentAt(up);
+    if (ts_node_is_null(p) || is(p, sym_.function_definition) || is(p, sym_.class_definition)) return false;
     if (is(p, sym_.except_clause)) return true;
-    if (is(p, sym_.function_definition) || is(p, sym_.class_definition)) return false;
   }
-  return false;
 }
 
 /// Whether `n` and the `if` statements next to it in its block are lone tests (no `elif`, no
