@@ -15,10 +15,28 @@ constexpr const char* kLanguage = "OPS-015";
 constexpr const char* kSettings = "OPS-016";
 
 struct Command {
-  std::string name;  ///< lower case
-  std::string args;  ///< argument text without comments
+  std::string name;               ///< lower case
+  std::string args;               ///< argument text without comments
+  std::vector<std::uint32_t> at;  ///< the file offset of each byte of args
   std::uint32_t start = 0;
   std::uint32_t name_end = 0;
+
+  void append(std::string_view t, std::size_t from, std::size_t len) {
+    args += t.substr(from, len);
+    for (std::size_t i = 0; i < len && from + i < t.size(); ++i)
+      at.push_back(static_cast<std::uint32_t>(from + i));
+  }
+  /// The file range of args[index, index + len): findings stand on the line of their token,
+  /// not on the line that opens a command spread over several.
+  std::pair<std::uint32_t, std::uint32_t> span(std::size_t index, std::size_t len) const {
+    if (index >= at.size() || len == 0) return {start, name_end};
+    return {at[index], at[std::min(index + len, at.size()) - 1] + 1};
+  }
+};
+
+struct Token {
+  std::string text;
+  std::size_t index = 0;  ///< into Command::args
 };
 
 /// Length of a bracket opener `[[`, `[=[`, … at `i`, or 0.
@@ -75,20 +93,20 @@ std::vector<Command> readCommands(std::string_view t) {
           const std::size_t s = k;
           for (++k; k < n && t[k] != '"'; ++k)
             if (t[k] == '\\') ++k;
-          cmd.args += t.substr(s, k - s + 1);
+          cmd.append(t, s, k - s + 1);
           continue;
         }
         std::string close;
         if (const std::size_t len = bracketOpen(t, k, close)) {
           const std::size_t e = t.find(close, k + len);
           const std::size_t end = e == std::string_view::npos ? n : e + close.size();
-          cmd.args += t.substr(k, end - k);
+          cmd.append(t, k, end - k);
           k = end - 1;
           continue;
         }
         if (d == '(') ++depth;
         if (d == ')' && --depth == 0) break;
-        if (depth > 0 && !(depth == 1 && d == '(')) cmd.args += d;
+        if (depth > 0 && !(depth == 1 && d == '(')) cmd.append(t, k, 1);
       }
       i = k < n ? k + 1 : n;
       out.push_back(std::move(cmd));
@@ -105,18 +123,20 @@ std::vector<Command> readCommands(std::string_view t) {
   return out;
 }
 
-std::vector<std::string> tokens(const std::string& args) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : args) {
+std::vector<Token> tokens(const std::string& args) {
+  std::vector<Token> out;
+  Token cur;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const char c = args[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '"') {
-      if (!cur.empty()) out.push_back(cur);
-      cur.clear();
+      if (!cur.text.empty()) out.push_back(cur);
+      cur.text.clear();
     } else {
-      cur += c;
+      if (cur.text.empty()) cur.index = i;
+      cur.text += c;
     }
   }
-  if (!cur.empty()) out.push_back(cur);
+  if (!cur.text.empty()) out.push_back(cur);
   return out;
 }
 
@@ -132,7 +152,7 @@ bool isCudaPackage(const std::string& name) {
 
 /// The CUDA-specific tokens of a command's arguments. RE2 (bytes, leftmost-first like
 /// std::regex): linear time, where std::regex recursed once per character of a long word.
-std::vector<std::string> cudaSettings(const std::string& args) {
+std::vector<Token> cudaSettings(const std::string& args) {
   static const RE2 kPattern(
       R"(\bCMAKE_CUDA_\w+|\bCUDA_ARCHITECTURES\b|\bCUDA_NVCC_FLAGS\w*|\bCUDA_SEPARABLE_COMPILATION\b|)"
       R"(\bCUDA_RESOLVE_DEVICE_SYMBOLS\b|\bCUDA_STANDARD\b|\bCUDA_PROPAGATE_HOST_FLAGS\b|\bTORCH_CUDA_ARCH_LIST\b|)"
@@ -141,7 +161,7 @@ std::vector<std::string> cudaSettings(const std::string& args) {
       R"(--use_fast_math|[\w./${}*+-]*\.cuh?\b|\bcudart(_static)?\b|\bcublas(Lt)?\b|\bcudnn\b|\bnccl\b|\bcurand\b|)"
       R"(\bnvrtc\b|\bcusparse\b|\bcufft\b|\bcusolver\b|\bnvToolsExt\b)",
       bytePattern());
-  std::vector<std::string> out;
+  std::vector<Token> out;
   std::set<std::string> seen;
   const re2::StringPiece input(args.data(), args.size());
   re2::StringPiece found;
@@ -154,9 +174,26 @@ std::vector<std::string> cudaSettings(const std::string& args) {
     if (m.empty()) continue;
     // "foo.cu" is a source; ".cu" inside "cuda.cu.bak" and the like are not CUDA settings
     if ((endsWith(m, ".cu") || endsWith(m, ".cuh")) && after < args.size() && args[after] == '.') continue;
-    if (seen.insert(m).second) out.push_back(m);
+    if (seen.insert(m).second) out.push_back({m, start});
   }
   return out;
+}
+
+/// `add_subdirectory(third_party/cutlass)`, `add_subdirectory(ops/cuda)`: a subproject whose path
+/// names a CUDA library or a CUDA source folder in one of its components.
+bool isCudaSubproject(std::string_view path) {
+  static const std::set<std::string> kWords = {"cuda",   "cutlass", "nccl",    "cub",
+                                               "thrust", "cudnn",   "tensorrt"};
+  std::string word;
+  for (const char c : std::string(path) + "/") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      continue;
+    }
+    if (kWords.count(word) != 0) return true;
+    word.clear();
+  }
+  return false;
 }
 
 bool ignoredCommand(const std::string& name) {
@@ -208,19 +245,26 @@ void analyzeCMake(const sdk::WorkspaceView& workspace, const Rules& rules, const
     if (!text) continue;
     const sdk::LineIndex lines(*text);
     for (const Command& c : readCommands(*text)) {
-      const std::vector<std::string> toks = tokens(c.args);
+      const std::vector<Token> toks = tokens(c.args);
       std::string what;
+      std::pair<std::uint32_t, std::uint32_t> at{c.start, c.name_end};
       if (c.name == "project" || c.name == "enable_language" || c.name == "check_language") {
         for (const auto& t : toks)
-          if (t == "CUDA") what = c.name + "(… CUDA)";
+          if (t.text == "CUDA") {
+            what = c.name + "(… CUDA)";
+            at = c.span(t.index, t.text.size());
+          }
       } else if (c.name == "find_package") {
-        if (!toks.empty() && isCudaPackage(toks.front())) what = "find_package(" + toks.front() + ")";
+        if (!toks.empty() && isCudaPackage(toks.front().text)) {
+          what = "find_package(" + toks.front().text + ")";
+          at = c.span(toks.front().index, toks.front().text.size());
+        }
       } else if (startsWith(c.name, "cuda_") || c.name == "torch_cuda_get_nvcc_gencode_flag") {
         what = c.name + "(…)";  // FindCUDA macros: cuda_add_library, cuda_select_nvcc_arch_flags, …
       }
-      const sdk::SourceRange range = lines.range(c.start, c.name_end);
       if (!what.empty()) {
-        auto finding = rules.make(kLanguage, f.path, range, what, {}, {{"value", what}});
+        auto finding =
+            rules.make(kLanguage, f.path, lines.range(at.first, at.second), what, {}, {{"value", what}});
         if (finding) {
           finding->details = {{"command", c.name}, {"arguments", clip(collapseSpace(c.args), 200)}};
           sink.report(std::move(*finding));
@@ -228,15 +272,21 @@ void analyzeCMake(const sdk::WorkspaceView& workspace, const Rules& rules, const
         continue;
       }
       if (ignoredCommand(c.name)) continue;
-      const std::vector<std::string> settings = cudaSettings(c.args);
+      std::vector<Token> settings = cudaSettings(c.args);
+      if (c.name == "add_subdirectory" && !toks.empty() && isCudaSubproject(toks.front().text))
+        settings.insert(settings.begin(), toks.front());
       if (settings.empty()) continue;
-      std::string shown = c.name + "(" + (toks.empty() ? std::string() : toks.front()) + " …)";
-      if (settings.size() > 1 || (!toks.empty() && settings.front() != toks.front()))
-        shown += " [" + join(settings, ", ") + "]";
-      auto finding = rules.make(kSettings, f.path, range, c.name, {}, {{"value", clip(shown, 160)}});
+      std::vector<std::string> names;
+      for (const Token& t : settings) names.push_back(t.text);
+      std::string shown = c.name + "(" + (toks.empty() ? std::string() : toks.front().text) + " …)";
+      if (settings.size() > 1 || (!toks.empty() && settings.front().text != toks.front().text))
+        shown += " [" + join(names, ", ") + "]";
+      at = c.span(settings.front().index, settings.front().text.size());
+      auto finding = rules.make(kSettings, f.path, lines.range(at.first, at.second), c.name, {},
+                                {{"value", clip(shown, 160)}});
       if (!finding) continue;
       finding->details = {{"command", c.name},
-                          {"cuda_settings", join(settings, ", ")},
+                          {"cuda_settings", join(names, ", ")},
                           {"arguments", clip(collapseSpace(c.args), 200)}};
       sink.report(std::move(*finding));
     }

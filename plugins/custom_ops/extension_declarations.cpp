@@ -172,7 +172,7 @@ CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<s
       R"(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|find_package\s*\(\s*CUDA|\.cu\b)",
       bytePattern());
   static const RE2 kModule(
-      R"((?i)\b(?:project|pybind11_add_module|nanobind_add_module|python3?_add_library)\s*\(\s*(\w+))",
+      R"((?i)\b(?:project|pybind11_add_module|pybind11_extension|nanobind_add_module|python3?_add_library)\s*\(\s*(\w+))",
       bytePattern());
   CudaCMake cmake;
   for (const auto& entry : workspace.files()) {

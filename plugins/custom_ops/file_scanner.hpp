@@ -78,7 +78,7 @@ class FileScanner {
   void useAt(const char* rule, const sdk::SourceRange& r, std::string api, const std::string& scope,
              uint32_t key, bool strong = true);
   void flushUses();
-  static std::string useGroup(const char* rule, std::string_view api);
+  static std::string useGroup(const char* rule, std::string_view api, const sdk::SourceRange& at);
 
   // -- bindings (bindings.cpp)
   void onBindingMacro(Function& f, TSNode name_node, TSNode params);

@@ -22,6 +22,7 @@ constexpr const char* kNccl = "OPS-008";
 constexpr const char* kThrust = "OPS-009";
 constexpr const char* kCutlass = "OPS-010";
 constexpr const char* kHeader = "OPS-011";
+constexpr const char* kCudaLibrary = "CUDA library (third-party)";
 
 // ---- classification of headers and names ------------------------------------------------------
 
@@ -39,6 +40,8 @@ std::optional<HeaderInfo> classifyHeader(std::string_view h) {
     return HeaderInfo{kThrust, "Thrust/CUB"};
   if (starts("cutlass/") || starts("cute/") || starts("cutlass_extensions/"))
     return HeaderInfo{kCutlass, "CUTLASS"};
+  if (starts("tiny-cuda-nn/") || starts("flashinfer/") || starts("cuco/"))
+    return HeaderInfo{kHeader, kCudaLibrary};
   static const char* const kCudaHeaders[] = {"cuda.h",
                                              "cuda_runtime.h",
                                              "cuda_runtime_api.h",
@@ -327,10 +330,14 @@ void FileScanner::use(const char* rule, TSNode n, std::string api, bool strong) 
 
 /// What a use of the PyTorch CUDA C++ API does in its function. A port changes each job at its
 /// own line (the tensor check, the stream fetched for the launch, the device guard), so each gets
-/// a finding of its own; the other runtime calls of a function share one.
-std::string FileScanner::useGroup(const char* rule, std::string_view api) {
+/// a finding of its own, and so does each memory call (every copy, allocation and fill becomes an
+/// ACL call with arguments of its own); the other runtime calls of a function share one.
+std::string FileScanner::useGroup(const char* rule, std::string_view api, const sdk::SourceRange& at) {
   std::string group(rule);
   if (group != kRuntime) return group;
+  if (startsWith(api, "cudaMemcpy") || startsWith(api, "cudaMemset") || startsWith(api, "cudaMalloc") ||
+      startsWith(api, "cudaFree"))
+    return group + "/memory@" + std::to_string(at.line);
   if (api.find("Guard") != std::string_view::npos) return group + "/guard";
   if (api.find("Stream") != std::string_view::npos) return group + "/stream";
   if (api == ".is_cuda()" || endsWith(api, "kCUDA") || endsWith(api, "::CUDA")) return group + "/check";
@@ -340,7 +347,7 @@ std::string FileScanner::useGroup(const char* rule, std::string_view api) {
 void FileScanner::useAt(const char* rule, const sdk::SourceRange& r, std::string api,
                         const std::string& scope, uint32_t key, bool strong) {
   const bool per_file = perFile(rule);
-  auto [it, fresh] = use_index_.try_emplace({useGroup(rule, api), per_file ? 0u : key}, uses_.size());
+  auto [it, fresh] = use_index_.try_emplace({useGroup(rule, api, r), per_file ? 0u : key}, uses_.size());
   if (fresh) {
     Use u;
     u.rule = rule;
@@ -483,8 +490,20 @@ void reportUses(const Repo& repo, const Rules& rules, sdk::FindingSink& sink) {
   }
 }
 
-void reportHeaders(const Repo& repo, const Rules& rules, sdk::FindingSink& sink) {
+void reportHeaders(const Repo& repo, const sdk::WorkspaceView& workspace, const Rules& rules,
+                   sdk::FindingSink& sink) {
+  // A CUDA library's header is its own when the repository holds it: tiny-cuda-nn including
+  // <tiny-cuda-nn/common.h> needs nothing beyond its kernels' findings.
+  std::set<std::string> own, checked;
+  for (const Header& h : repo.headers)
+    if (std::string_view(h.info.library) == kCudaLibrary && checked.insert(h.path).second)
+      for (const sdk::FileEntry& f : workspace.files())
+        if (f.path == h.path || endsWith(f.path, "/" + h.path)) {
+          own.insert(h.path);
+          break;
+        }
   for (const Header& h : repo.headers) {
+    if (own.count(h.path) != 0) continue;
     const LibraryText lt = libraryText(h.info.rule);
     const bool runtime = std::string_view(h.info.rule) == kHeader;
     auto f = rules.make(h.info.rule, h.file, h.range, "#include <" + h.path + ">", {},
@@ -499,6 +518,9 @@ void reportHeaders(const Repo& repo, const Rules& rules, sdk::FindingSink& sink)
     if (runtime) {
       if (startsWith(h.path, "ATen/cuda/") || startsWith(h.path, "c10/cuda/"))
         f->details["counterpart"] = "torch_npu/csrc/core/npu/ headers (NPUStream.h, NPUGuard.h)";
+      else if (std::string_view(h.info.library) == kCudaLibrary)
+        f->details["counterpart"] =
+            "the library's NPU port, or torch / torch_npu ops in place of its kernels";
       else
         f->details["counterpart"] = "acl/acl.h (ACL runtime) or nothing (fp16/bf16 types come with Ascend C)";
     }

@@ -1,10 +1,12 @@
 // CUDA in Makefiles (OPS-040): targets built from .cu sources, nvcc-only flags (architecture
 // builders such as -gencode / --generate-code / -arch=sm_XX) and CUDA library link flags
-// (-lcudart, -lcublas, -lcudnn, -lnvidia-ml, …). One finding per line; comments, `$(info …)`,
+// (-lcudart, -lcublas, -lcudnn, -lnvidia-ml, torch's -ltorch_cuda, …), and the first assignment of
+// each nvcc flag variable (`NVCC_FLAGS = …`, `NVCCFLAGS += …`). One finding per line; comments, `$(info …)`,
 // `$(error …)`, `$(warning …)` and echo lines are prose. A line inside an `ifeq ($(OS),Windows_NT)`
 // block belongs to a Windows build, which an Ascend host (Linux) never reads.
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,20 +25,25 @@ bool isMakefile(const std::string& path) {
   return name == "Makefile" || name == "makefile" || name == "GNUmakefile" || endsWith(name, ".mk");
 }
 
-/// What makes `code` (a line without its comment) a CUDA build line, or "".
-std::string cudaBuildLine(const std::string& code) {
+/// What makes `code` (a line without its comment) a CUDA build line, or "". `flag_lists` holds the
+/// nvcc flag variables assigned on earlier lines: the first assignment stands for the list.
+std::string cudaBuildLine(const std::string& code, std::set<std::string>& flag_lists) {
   // `train: train.cu common.h` (a rule, not a recipe line: recipes start with a tab).
   static const RE2 kCudaTarget(R"(^([^\s:=#][^:=]*):(?:[^=]|$)[^;]*?(\S+\.cu)(?:\s|$))", bytePattern());
   static const RE2 kArch(R"((?:^|\s)(-gencode|--generate-code|-arch=sm_\w+|--gpu-architecture)\b)",
                          bytePattern());
   static const RE2 kLibrary(
-      R"((?:^|\s)-l(cudart|cuda|cublas|cublasLt|cudnn|cufft|curand|cusparse|cusolver|nvidia-ml|nvrtc|nvToolsExt)(?:\s|$))",
+      R"((?:^|\s)-l(cudart|cudart_static|cuda|cudadevrt|cublas|cublasLt|cudnn|cufft|curand|cusparse|cusolver|nvidia-ml|nvrtc|nvToolsExt|torch_cuda|c10_cuda)(?:\s|$))",
+      bytePattern());
+  static const RE2 kFlagList(
+      R"(^\s*(?:export\s+|override\s+)?(\w*NVCC\w*(?:FLAGS|OPTS|OPTIONS|ARGS)\w*)\s*[:?+!]?=)",
       bytePattern());
   std::string a, b;
   if (!code.empty() && code[0] != '\t' && RE2::PartialMatch(code, kCudaTarget, &a, &b))
     return "target " + collapseSpace(a) + " built from " + b;
   if (RE2::PartialMatch(code, kArch, &a)) return "nvcc " + a;
   if (RE2::PartialMatch(code, kLibrary, &a)) return "-l" + a;
+  if (RE2::PartialMatch(code, kFlagList, &a) && flag_lists.insert(a).second) return "nvcc flag list " + a;
   return {};
 }
 
@@ -52,6 +59,7 @@ void scanMakefile(const std::string& path, const std::string& text, const Rules&
     bool negated = false;
   };
   std::vector<Level> levels;
+  std::set<std::string> flag_lists;
   std::size_t offset = 0;
   while (offset <= text.size()) {
     std::size_t end = text.find('\n', offset);
@@ -77,7 +85,7 @@ void scanMakefile(const std::string& path, const std::string& text, const Rules&
       }
     } else if (std::none_of(levels.begin(), levels.end(), [](const Level& l) { return l.windows; }) &&
                !RE2::PartialMatch(code, kProse)) {
-      if (std::string what = cudaBuildLine(code); !what.empty()) {
+      if (std::string what = cudaBuildLine(code, flag_lists); !what.empty()) {
         const std::size_t indent = code.find_first_not_of(" \t");
         const auto start = static_cast<std::uint32_t>(offset + indent);
         const auto stop = static_cast<std::uint32_t>(offset + code.find_last_not_of(" \t\r") + 1);
@@ -101,7 +109,8 @@ void analyzeMakefiles(const sdk::WorkspaceView& workspace, const Rules& rules, c
     const auto text = workspace.read(f.path);
     if (!text ||
         (text->find(".cu") == std::string::npos && text->find("-l") == std::string::npos &&
-         text->find("gencode") == std::string::npos && text->find("generate-code") == std::string::npos))
+         text->find("gencode") == std::string::npos && text->find("generate-code") == std::string::npos &&
+         text->find("NVCC") == std::string::npos))
       continue;
     scanMakefile(f.path, *text, rules, sink);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common.hpp"
+#include "migrate/sdk/workspace.hpp"
 
 namespace custom_ops::native {
 
@@ -118,7 +119,9 @@ void collectKernelMacros(const std::string& masked, std::map<std::string, int>& 
 void reportKernelsAndLaunches(Repo& repo, const Rules& rules, sdk::FindingSink& sink);
 /// Library, PTX, warp and runtime uses, and CUDA headers (library_uses.cpp).
 void reportUses(const Repo& repo, const Rules& rules, sdk::FindingSink& sink);
-void reportHeaders(const Repo& repo, const Rules& rules, sdk::FindingSink& sink);
+/// A third-party CUDA library's headers are skipped where the workspace holds them (its own code).
+void reportHeaders(const Repo& repo, const sdk::WorkspaceView& workspace, const Rules& rules,
+                   sdk::FindingSink& sink);
 /// pybind11 modules and TORCH_LIBRARY registrations of CUDA code (bindings.cpp).
 void reportBindings(const Repo& repo, const Rules& rules, sdk::FindingSink& sink);
 

@@ -291,7 +291,7 @@ void analyzeNativeSources(const sdk::WorkspaceView& workspace, const Rules& rule
   }
   reportKernelsAndLaunches(repo, rules, sink);
   reportUses(repo, rules, sink);
-  reportHeaders(repo, rules, sink);
+  reportHeaders(repo, workspace, rules, sink);
   reportBindings(repo, rules, sink);
   reportDirectories(repo, cuda_files, rules, sink);
 }

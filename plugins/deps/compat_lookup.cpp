@@ -95,6 +95,22 @@ Lookup lookupPackage(std::string_view name) {
   return out;
 }
 
+std::string sourceRepositoryName(std::string_view url) {
+  for (const std::string_view forge : {"github.com/", "gitlab.com/", "bitbucket.org/", "github.com:"}) {
+    const std::size_t at = url.find(forge);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = url.substr(at + forge.size());
+    const std::size_t owner_end = rest.find('/');
+    if (owner_end == std::string_view::npos || owner_end == 0) return {};
+    rest = rest.substr(owner_end + 1);
+    const std::size_t end = rest.find_first_of("/@#?");
+    std::string_view repo = rest.substr(0, end);
+    if (repo.size() > 4 && repo.substr(repo.size() - 4) == ".git") repo.remove_suffix(4);
+    return std::string(repo);
+  }
+  return {};
+}
+
 Lookup lookupRequirement(std::string_view name, std::string_view extras) {
   std::size_t b = 0;
   while (b < extras.size()) {

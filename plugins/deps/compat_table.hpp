@@ -80,6 +80,12 @@ struct Lookup {
 /// Looks a (not necessarily normalised) distribution name up.
 Lookup lookupPackage(std::string_view name);
 
+/// The repository a direct reference builds from
+/// (`git+https://github.com/Dao-AILab/flash-attention.git@v2.6.3#subdirectory=csrc/layer_norm` →
+/// `flash-attention`): the path segment after the owner on a forge, without `.git`; "" when the URL names no
+/// repository.
+std::string sourceRepositoryName(std::string_view url);
+
 /// Looks a requirement up with its extras ("srt,openai"): an entry for `name[extra]` (a profile
 /// that pulls CUDA-only packages, `sglang[srt]`) wins over the one for the name alone.
 Lookup lookupRequirement(std::string_view name, std::string_view extras);

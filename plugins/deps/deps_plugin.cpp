@@ -28,7 +28,7 @@ using deps::Verdict;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/dependencies.yaml",       // DEP-001..008
-    "rules/build_environment.yaml",  // DEP-009..011, DEP-024, DEP-025
+    "rules/build_environment.yaml",  // DEP-009..011, DEP-024, DEP-025, DEP-030
     "rules/imports.yaml",            // DEP-012..023, DEP-026, DEP-029
     "rules/switches.yaml",           // DEP-027, DEP-028
 };
@@ -48,11 +48,12 @@ enum RuleIndex {
   kCudaEnvironment,
   kCudaModule,
   kNvidiaApt,
+  kGpuContainer,
   kRuleCount
 };
 constexpr const char* kRuleIds[kRuleCount] = {"DEP-001", "DEP-002", "DEP-003", "DEP-004", "DEP-005",
                                               "DEP-006", "DEP-007", "DEP-008", "DEP-009", "DEP-010",
-                                              "DEP-011", "DEP-024", "DEP-025"};
+                                              "DEP-011", "DEP-024", "DEP-025", "DEP-030"};
 
 /// CUDA settings of container images and what replaces them on an Ascend host.
 struct EnvironmentEntry {
@@ -215,7 +216,7 @@ class DepsPlugin final : public Plugin {
     deps::readEmbeddedImages(module, m);
     deps::readEmbeddedCommands(module, m);
     if (!setup_py && m.images.empty() && m.dependencies.empty() && m.indexes.empty() &&
-        m.nvidia_apt.empty() && m.toolkit_modules.empty())
+        m.nvidia_apt.empty() && m.toolkit_modules.empty() && m.gpu_containers.empty())
       return;
     report(m, {{std::string(path), std::string(module.source())}}, sink);
   }
@@ -321,6 +322,7 @@ class DepsPlugin final : public Plugin {
     for (const auto& env : m.environment) reportEnvironment(env, sink);
     for (const auto& mod : m.toolkit_modules) reportToolkitModule(mod, sink);
     for (const auto& apt : m.nvidia_apt) reportNvidiaApt(apt, sink);
+    for (const auto& run : m.gpu_containers) reportGpuContainer(run, sink);
     for (const auto& diag : m.diagnostics) sink.diagnose(diag);
   }
 
@@ -339,7 +341,20 @@ class DepsPlugin final : public Plugin {
   }
 
   void reportDependency(const DependencyUse& d, FindingSink& sink) const {
-    const deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
+    deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
+    // A package of its own name built from a CUDA-only project's repository (flash-attn's
+    // `dropout_layer_norm @ git+https://github.com/Dao-AILab/flash-attention.git#subdirectory=…`)
+    // has that project's verdict.
+    std::string built_from;
+    if (!look.known() && !d.conda && !d.req.url.empty())
+      if (const std::string repo = deps::sourceRepositoryName(d.req.url); !repo.empty()) {
+        const deps::Lookup from = deps::lookupPackage(repo);
+        if (from.known() &&
+            (from.verdict() == Verdict::NeedsReplacement || from.verdict() == Verdict::Unsupported)) {
+          look = from;
+          built_from = repo;
+        }
+      }
     const std::string package =
         look.package ? std::string(look.package->canonical) : deps::normalizeName(d.req.name);
     // A CUDA build named in the version, URL, build string or extras.
@@ -361,6 +376,7 @@ class DepsPlugin final : public Plugin {
         {"known", look.known() ? "true" : "false"},
         {"pattern", look.pattern ? std::string(look.pattern->glob) : ""},
         {"editable", d.editable ? "true" : ""},
+        {"built_from", built_from},
     };
     if (d.conda) {
       details["ecosystem"] = "conda";
@@ -622,6 +638,14 @@ class DepsPlugin final : public Plugin {
     reportFinding(kNvidiaApt, apt.file, apt.range, apt.value, {{"npu", replacement}, {"value", apt.value}},
                   {{"step", apt.value}, {"verdict", "needs replacement"}, {"replacement", replacement}},
                   sink);
+  }
+
+  void reportGpuContainer(const deps::GpuContainerRun& run, FindingSink& sink) const {
+    const std::string replacement =
+        "start the container with the Ascend Docker Runtime (ASCEND_VISIBLE_DEVICES selects the NPUs "
+        "it mounts with the CANN driver libraries)";
+    reportFinding(kGpuContainer, run.file, run.range, run.value, {{"npu", replacement}, {"value", run.value}},
+                  {{"flag", run.value}, {"replacement", replacement}}, sink);
   }
 
   const RuleInfo* rules_[kRuleCount] = {};

@@ -60,6 +60,10 @@ void readEmbeddedCommands(const Module& module, Manifests& out) {
       a.range = where;
       out.nvidia_apt.push_back(std::move(a));
     }
+    for (auto& g : step_found.gpu_containers) {
+      g.range = where;
+      out.gpu_containers.push_back(std::move(g));
+    }
     for (auto& t : step_found.toolkit_modules) {
       t.range = where;
       out.toolkit_modules.push_back(std::move(t));

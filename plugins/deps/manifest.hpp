@@ -83,6 +83,14 @@ struct NvidiaAptUse {
   std::string value;
 };
 
+/// A container started on NVIDIA GPUs by a script (`docker run --gpus all`, `--runtime nvidia`,
+/// `nvidia-docker`): the flag or wrapper as written.
+struct GpuContainerRun {
+  std::string file;
+  migrate::sdk::SourceRange range;
+  std::string value;
+};
+
 /// A file another file refers to (`-r`, `-c`, `file:`): read as a requirements file.
 struct IncludeRef {
   std::string from;  ///< the including file
@@ -110,6 +118,7 @@ struct Manifests {
   std::vector<EnvironmentUse> environment;
   std::vector<ToolkitModuleUse> toolkit_modules;
   std::vector<NvidiaAptUse> nvidia_apt;
+  std::vector<GpuContainerRun> gpu_containers;
   std::vector<IncludeRef> includes;
   /// Filled by readInstallCommands and consumed by the reader that called it (cudaExtras).
   std::vector<ExtraUse> extras;
@@ -183,6 +192,12 @@ const re2::RE2& cudaPathPattern();
 
 void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::size_t begin,
                         const migrate::sdk::LineIndex& index, Manifests& out);
+
+/// The containers one logical script line starts on NVIDIA GPUs: a command `docker|podman run|create`
+/// with `--gpus` or `--runtime nvidia` among the options before the image, or the `nvidia-docker`
+/// wrapper as a command; one per line of the file.
+void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std::size_t begin,
+                          const migrate::sdk::LineIndex& index, Manifests& out);
 
 /// PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_TORCH_BACKEND, …: variables pip/uv read as an index option.
 bool isIndexVariable(const std::string& name);

@@ -558,7 +558,7 @@ void readToolkitModules(const std::string& path, const LogicalLine& line, std::s
 void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::size_t begin,
                         const migrate::sdk::LineIndex& index, Manifests& out) {
   static const RE2 kStep(
-      R"((sources\.list\.d/(?:cuda|nvidia)[\w.-]*\.list|https?://developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos[^\s"';&|]*|\bcuda-keyring[\w.+-]*))",
+      R"((sources\.list\.d/(?:cuda|nvidia)[\w.-]*\.list|https?://developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos[^\s"';&|]*|https?://nvidia\.github\.io/(?:nvidia-docker|libnvidia-container|nvidia-container-runtime)[^\s"';&|]*|\bcuda-keyring[\w.+-]*))",
       plugin_support::bytePattern());
   if (begin >= line.text.size()) return;
   const std::string_view rest(line.text.data() + begin, line.text.size() - begin);
@@ -568,6 +568,51 @@ void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::s
     const migrate::sdk::SourceRange where = line.range(index, at, at + m[1].size());
     if (lines.insert(where.line).second) out.nvidia_apt.push_back({path, where, plugin_support::str(m[1])});
   });
+}
+
+void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std::size_t begin,
+                          const migrate::sdk::LineIndex& index, Manifests& out) {
+  // docker's options that take no value: every other option before the image takes one (`-v x`).
+  static const std::set<std::string> kFlags = {
+      "-i",          "-t",       "-it",           "-ti",    "-d",
+      "-dit",        "--rm",     "--privileged",  "--init", "-P",
+      "--read-only", "--detach", "--interactive", "--tty",  "--no-healthcheck"};
+  const std::vector<Word> words = shellWords(line.text, begin);
+  auto option = [](const std::string& v) { return !v.empty() && v[0] == '-'; };
+  auto report = [&](const Word& w) {
+    const migrate::sdk::SourceRange where = line.range(index, w.begin, w.end);
+    for (const auto& g : out.gpu_containers)
+      if (g.file == path && g.range.line == where.line) return;
+    out.gpu_containers.push_back({path, where, line.text.substr(w.begin, w.end - w.begin)});
+  };
+  bool command_start = true;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const Word& w = words[i];
+    if (w.op) {
+      command_start = true;
+      continue;
+    }
+    if (!command_start) continue;
+    if (w.value == "sudo" || w.value == "exec" || w.value.find('=') != std::string::npos) continue;
+    command_start = false;
+    if (w.value == "nvidia-docker") {
+      report(w);
+      continue;
+    }
+    if (w.value != "docker" && w.value != "podman") continue;
+    std::size_t j = i + 1;
+    if (j < words.size() && words[j].value == "container") ++j;
+    if (j >= words.size() || (words[j].value != "run" && words[j].value != "create")) continue;
+    for (++j; j < words.size() && !words[j].op && option(words[j].value); ++j) {
+      const std::string& o = words[j].value;
+      const bool runtime_next = o == "--runtime" && j + 1 < words.size() && words[j + 1].value == "nvidia";
+      if (o == "--gpus" || o.rfind("--gpus=", 0) == 0 || o == "--runtime=nvidia" || runtime_next) {
+        report(words[j]);
+        break;
+      }
+      if (kFlags.count(o) == 0 && o.find('=') == std::string::npos) ++j;  // the option's value
+    }
+  }
 }
 
 const RE2& cudaPathPattern() {
@@ -620,6 +665,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     }
     readToolkitModules(path, ll, first, index, out);
     readNvidiaAptSteps(path, ll, first, index, out);
+    readGpuContainerRuns(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos &&
         ll.text.find("clone") == std::string::npos && ll.text.find("uv sync") == std::string::npos)
       continue;

@@ -1,4 +1,4 @@
-// The device layer in YAML configuration files (Hydra, OmegaConf, Lightning CLI, RL configs): a
+// The device layer in YAML and JSON configuration files (Hydra, OmegaConf, Lightning CLI, RL configs): a
 // device setting `device: cuda` / `cuda:0` (DEV-023, the rule of the same string in Python, where
 // it is assigned to a device name) and a Lightning accelerator `accelerator: gpu` (DEV-049). The
 // program passes these values on to torch or Lightning, so the finding stands where the value is
@@ -27,14 +27,16 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
     return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);
   };
   for (const FileEntry& file : workspace.files()) {
-    if (!plugin_support::isConfigFile(file.path)) continue;
+    if (!plugin_support::isConfigFile(file.path, file.size)) continue;
     const auto text = workspace.read(file.path);
     if (!text || (text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos))
       continue;
     std::string error;
     const auto values = plugin_support::configValues(*text, error);
     if (!error.empty()) {
-      sink.diagnose({Severity::Info, "config-unparsed", file.path, 0, "not read as YAML: " + error});
+      // A JSON file yaml-cpp refuses (tab indentation) is no configuration error of the project.
+      if (!plugin_support::isJsonFile(file.path))
+        sink.diagnose({Severity::Info, "config-unparsed", file.path, 0, "not read as YAML: " + error});
       continue;
     }
     const LineIndex index(*text);

@@ -25,7 +25,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
-    "rules/environment.yaml",       // DEV-037..040
+    "rules/environment.yaml",       // DEV-037..039, DEV-079
     "rules/monitoring.yaml",        // DEV-040..046
     "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065, DEV-072..075, DEV-078
 };
@@ -50,7 +50,7 @@ class DevicePlugin final : public Plugin {
     ray_gpu_bundle_ = &context.requireRule("DEV-069");
     integer_device_ = &context.requireRule("DEV-076");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
-                context.rule("DEV-053"), context.rule("DEV-001")};
+                context.rule("DEV-053"), context.rule("DEV-001"), context.rule("DEV-079")};
     configs_ = {context.rule("DEV-023"), context.rule("DEV-049")};
   }
 

@@ -2,7 +2,8 @@
 // there (DEV-037, DEV-038, DEV-039, DEV-053, the rules that report them in Python strings; the
 // first three renamed to the NPU runtime's names, as their rules' fixes do in Python), and
 // torch.cuda queries of inline Python (`GPUS=$(python -c 'import torch;
-// print(torch.cuda.device_count())')`, DEV-001). Comments and echo/printf lines are prose.
+// print(torch.cuda.device_count())')`, DEV-001), and torchrun told to count CUDA devices
+// (`--nproc_per_node=gpu`, DEV-079). Comments and echo/printf lines are prose.
 
 #include "script_device.hpp"
 
@@ -49,6 +50,10 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
   static const RE2 kCudaQuery(
       R"(\btorch\.cuda\.(device_count|is_available|current_device|get_device_name|get_device_properties)\b)",
       plugin_support::bytePattern());
+  // torchrun's node size taken from torch.cuda (run.py's determine_local_world_size).
+  static const RE2 kNprocByCuda(
+      R"((?:\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b).*?(--nproc[_-]per[_-]node[= ]+["']?(?:gpu|auto)\b))",
+      plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
     auto rangeOf = [&](const re2::StringPiece& m) {
@@ -85,6 +90,13 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
         f.details = {{"file_kind", "script"}, {"context", "python -c"}};
         sink.report(std::move(f));
       });
+    if (rules.nproc_by_cuda != nullptr)
+      if (re2::StringPiece flag; RE2::PartialMatch(code, kNprocByCuda, &flag)) {
+        Finding f = findingFrom(*rules.nproc_by_cuda, path, rangeOf(flag), plugin_support::str(flag), {},
+                                {{"value", plugin_support::str(flag)}});
+        f.details = {{"file_kind", "script"}};
+        sink.report(std::move(f));
+      }
   });
 }
 
@@ -96,7 +108,7 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
     const auto text = workspace.read(file.path);
     if (!text || (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
                   text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
-                  text->find("torch.cuda.") == std::string::npos))
+                  text->find("torch.cuda.") == std::string::npos && text->find("nproc") == std::string::npos))
       continue;
     scanScript(file.path, *text, rules, sink);
   }

@@ -14,6 +14,7 @@ struct ScriptRules {
   const migrate::sdk::RuleInfo* launch_blocking = nullptr;   ///< DEV-039
   const migrate::sdk::RuleInfo* runtime_variable = nullptr;  ///< DEV-053
   const migrate::sdk::RuleInfo* cuda_query = nullptr;        ///< DEV-001
+  const migrate::sdk::RuleInfo* nproc_by_cuda = nullptr;     ///< DEV-079
 };
 
 void checkScripts(const migrate::sdk::WorkspaceView& workspace, const ScriptRules& rules,

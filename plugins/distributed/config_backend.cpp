@@ -1,4 +1,4 @@
-// DIST-001 in YAML configuration files (Hydra, OmegaConf, Lightning CLI): a process-group backend
+// DIST-001 in YAML and JSON configuration files (Hydra, OmegaConf, Lightning CLI): a process-group backend
 // set to NCCL (`backend: nccl`, `dist_backend: nccl`). The program passes the value on to
 // init_process_group, so the finding stands where it is written, as for a Python constant, with
 // DIST-001's rename.
@@ -18,14 +18,15 @@ void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules,
   static const RE2 kBackendKey(R"((?i)\w*backend\w*)", plugin_support::bytePattern());
   static const RE2 kNccl(R"((?i)nccl)", plugin_support::bytePattern());
   for (const FileEntry& file : workspace.files()) {
-    if (!plugin_support::isConfigFile(file.path)) continue;
+    if (!plugin_support::isConfigFile(file.path, file.size)) continue;
     const auto text = workspace.read(file.path);
     if (!text || !RE2::PartialMatch(*text, kNccl)) continue;  // `backend: nccl`, `distrib_backend: NCCL`
     std::string error;
     const auto values = plugin_support::configValues(*text, error);
     // The device plugin records a file that does not parse when it reads it (one naming cuda or
     // gpu); one it skips is recorded here.
-    if (!error.empty() && text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos)
+    if (!error.empty() && !plugin_support::isJsonFile(file.path) && text->find("cuda") == std::string::npos &&
+        text->find("gpu") == std::string::npos)
       sink.diagnose({Severity::Info, "config-unparsed", file.path, 0, "not read as YAML: " + error});
     const LineIndex index(*text);
     for (const auto& v : values) {

@@ -1,6 +1,6 @@
 #pragma once
-/// Settings in a repository's YAML configuration files (Hydra, OmegaConf, Lightning CLI, RL and
-/// training configs): every `key: value` whose value is a scalar, or a scalar item of a list, with
+/// Settings in a repository's YAML and JSON configuration files (Hydra, OmegaConf, Lightning CLI, RL
+/// and training configs): every `key: value` whose value is a scalar, or a scalar item of a list, with
 /// where the value is written. Read with yaml-cpp (the library the engine reads pipelines with);
 /// a file that does not parse yields its error instead, and the caller records it.
 ///
@@ -21,21 +21,35 @@ struct ConfigValue {
   std::uint32_t begin = 0, end = 0;  ///< byte range of the value as written in the file
 };
 
-/// Whether `path` is a YAML file a program reads as its configuration: not under a hidden folder
-/// (CI workflows, tool settings) and not a Compose file, a conda environment (the deps domain
-/// reads those) or a documentation site's settings.
-inline bool isConfigFile(std::string_view path) {
+/// Whether `path` is a JSON file (JSON is YAML's flow style, so the same reader takes it).
+inline bool isJsonFile(std::string_view path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+/// Whether `path` (of `size` bytes) is a YAML or JSON file a program reads as its configuration:
+/// not under a hidden folder (CI workflows, tool settings) and not a Compose file, a conda
+/// environment (the deps domain reads those) or a documentation site's settings; for JSON (a
+/// training script's `config.json`), not a package manifest, tool setting, tokenizer, vocabulary,
+/// schema or data file: those are named for it, or larger than a configuration is.
+inline bool isConfigFile(std::string_view path, std::uint64_t size) {
   auto endsWith = [&](std::string_view s) {
     return path.size() >= s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
   };
-  if (!endsWith(".yaml") && !endsWith(".yml")) return false;
+  const bool json = isJsonFile(path);
+  if (!endsWith(".yaml") && !endsWith(".yml") && !json) return false;
   if (path.front() == '.' || path.find("/.") != std::string_view::npos) return false;
   const std::string_view name =
       path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1);
   for (std::string_view skip :
        {"docker-compose", "compose.", "environment", "conda", "env.", "env-", "env_", "mkdocs", "meta."})
     if (name.substr(0, skip.size()) == skip) return false;
-  return true;
+  if (!json) return true;
+  constexpr std::uint64_t kMaxJsonConfig = 256 * 1024;
+  if (size > kMaxJsonConfig) return false;
+  for (std::string_view skip : {"package", "tsconfig", "jsconfig", "composer", "tokenizer", "vocab", "launch",
+                                "settings", "devcontainer", "renovate", "lerna", "manifest"})
+    if (name.substr(0, skip.size()) == skip) return false;
+  return name.find("schema") == std::string_view::npos;
 }
 
 /// Where `word` (ASCII, any case) starts in the value `v` as written in `text`, as a byte offset of
