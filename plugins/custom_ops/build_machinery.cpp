@@ -519,7 +519,9 @@ void PythonFile::cudaSourceLists() {
 }
 
 void PythonFile::extensionCalls() {
-  if (extension_names_.empty() && extension_functions_.empty() && op_namespaces_.empty()) return;
+  if (extension_names_.empty() && extension_functions_.empty() && op_namespaces_.empty() &&
+      extension_providers_.empty())
+    return;
   auto rootOf = [](const std::string& chain) {
     const std::size_t dot = chain.find('.');
     return dot == std::string::npos ? std::string() : chain.substr(0, dot);
@@ -562,6 +564,11 @@ void PythonFile::extensionCalls() {
   }
   for (const auto& c : m_.calls()) {
     const std::string& w = c.callee_written;
+    // `_get_plugin().xfm_fwd(…)`: the extension a provider of this file builds and returns.
+    if (const std::string p = providerCall(c); !p.empty()) {
+      reportCall(c, extension_providers_.at(p.substr(0, p.find('('))), p.substr(p.find('.') + 1));
+      continue;
+    }
     if (const std::size_t dot = w.find('.');
         !class_held.empty() && dot != std::string::npos && w.find('.', dot + 1) == std::string::npos) {
       const std::string receiver = w.substr(0, dot);

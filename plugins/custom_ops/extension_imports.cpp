@@ -190,9 +190,12 @@ void PythonFile::extensionImports() {
   std::set<std::uint32_t> seen;
   for (const auto& imp : m_.imports()) {
     std::string target = imp.name.empty() ? imp.module : imp.target;
+    // `import renderutils_plugin` after `load(name='renderutils_plugin', …)` of this file: the
+    // JIT build puts its module on the import path under that name.
+    const bool jit_built = imp.name.empty() && imp.level == 0 && op_namespaces_.count(imp.module) != 0;
     if (fromExtensionModule(imp))
       target = imp.module;
-    else if (!looksLikeExtensionModule(target))
+    else if (!jit_built && !looksLikeExtensionModule(target))
       continue;
     if (!seen.insert(imp.range.start_byte).second) continue;
     auto f =

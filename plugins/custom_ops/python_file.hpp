@@ -98,6 +98,9 @@ class PythonFile {
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
+  /// `_get_plugin().xfm_fwd(…)`: a call of what a provider (extension_providers_) returns, as
+  /// "_get_plugin().xfm_fwd", or "".
+  std::string providerCall(const CallFact& c) const;
   /// `forward = spmm.spmm_forward_cuda`: an extension's function taken as a value, or "".
   std::string kernelReference(const sdk::AttributeFact& a) const;
   void autogradFunctions();
@@ -111,6 +114,9 @@ class PythonFile {
   bool device_queries_ = false;
   bool npu_path_ = false;
   std::set<std::string> extension_names_;
+  /// Top-level functions that JIT-build an extension and return it (`def _get_plugin(): …
+  /// cpp_extension.load(name=…) … return _cached_plugin`), each with the build's name.
+  std::map<std::string, std::string> extension_providers_;
   /// Functions imported by name from a compiled extension (`from monarch_cuda import conv1d_forward`).
   std::map<std::string, std::string> extension_functions_;  ///< bound name → module
   /// Op namespaces this file's load() calls build (`load(name="wkv7", …, is_python_module=False)`

@@ -172,10 +172,20 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
     const bool load = c.callee_resolved == "torch.utils.cpp_extension.load" ||
                       c.callee_resolved == "torch.utils.cpp_extension.load_inline";
     if (load && !c.assigned_to.empty()) extension_names_.insert(c.assigned_to);
+    std::string built;
     if (load)
       for (const auto& a : c.args)
-        if (a.kind == sdk::ValueKind::String && (a.keyword == "name" || (a.keyword.empty() && a.index == 0)))
+        if (a.kind == sdk::ValueKind::String &&
+            (a.keyword == "name" || (a.keyword.empty() && a.index == 0))) {
           op_namespaces_.insert(a.text);
+          built = a.text;
+        }
+    // A top-level function holding the build that returns a value hands the extension out.
+    if (load)
+      for (const auto& d : m.definitions())
+        if (d.kind == DefinitionFact::Kind::Function && d.top_level && within(c.range, d.range) &&
+            m.text(d.range).find("return ") != std::string_view::npos)
+          extension_providers_.emplace(d.name, built.empty() ? d.name : built);
     if (loadsExtensionByName(c)) extension_names_.insert(c.assigned_to);
   }
   // `OP = torch.ops.wkv7`: a name for the op namespace a load() of this file builds.

@@ -31,6 +31,12 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
     const auto text = workspace.read(file.path);
     if (!text || (text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos))
       continue;
+    // yaml-cpp is slow on JSON's long flow collections: read a JSON file only when a key and value
+    // of the kinds above are written in it.
+    static const RE2 kJsonCandidate(
+        R"re((?i)"(\w*_)?(dev|devices?)(_(type|name|str))?"\s*:\s*\[?\s*"cuda|"\w*accelerator"\s*:\s*"(gpu|cuda))re",
+        plugin_support::bytePattern());
+    if (plugin_support::isJsonFile(file.path) && !RE2::PartialMatch(*text, kJsonCandidate)) continue;
     std::string error;
     const auto values = plugin_support::configValues(*text, error);
     if (!error.empty()) {

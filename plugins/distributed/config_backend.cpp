@@ -21,6 +21,9 @@ void checkConfigBackends(const WorkspaceView& workspace, const RuleTable& rules,
     if (!plugin_support::isConfigFile(file.path, file.size)) continue;
     const auto text = workspace.read(file.path);
     if (!text || !RE2::PartialMatch(*text, kNccl)) continue;  // `backend: nccl`, `distrib_backend: NCCL`
+    // yaml-cpp is slow on JSON's long flow collections: read a JSON file only when it sets a backend.
+    static const RE2 kJsonCandidate(R"re((?i)"\w*backend\w*"\s*:\s*"nccl")re", plugin_support::bytePattern());
+    if (plugin_support::isJsonFile(file.path) && !RE2::PartialMatch(*text, kJsonCandidate)) continue;
     std::string error;
     const auto values = plugin_support::configValues(*text, error);
     // The device plugin records a file that does not parse when it reads it (one naming cuda or
