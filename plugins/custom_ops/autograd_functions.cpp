@@ -22,19 +22,19 @@ std::string rootPart(const std::string& chain) {
 
 }  // namespace
 
-std::string PythonFile::providerCall(const CallFact& c) const {
-  if (extension_providers_.empty() || !c.callee_written.empty()) return {};
+std::optional<PythonFile::ProviderCall> PythonFile::providerCall(const CallFact& c) const {
+  if (extension_providers_.empty() || !c.callee_written.empty()) return std::nullopt;
   static const RE2 kShape(R"(^\s*([A-Za-z_]\w*)\s*\(\s*\)\s*\.\s*(\w+)\s*\()", bytePattern());
   std::string provider, function;
   if (!RE2::PartialMatch(m_.text(c.range), kShape, &provider, &function) ||
       !extension_providers_.count(provider))
-    return {};
-  return provider + "()." + function;
+    return std::nullopt;
+  return ProviderCall{provider, function};
 }
 
 /// Why a call runs a custom kernel, or empty.
 std::string PythonFile::kernelCall(const CallFact& c) const {
-  if (std::string p = providerCall(c); !p.empty()) return p;
+  if (const auto p = providerCall(c)) return p->provider + "()." + p->function;
   if (!c.callee_written.empty() && extension_names_.count(rootPart(c.callee_written)) &&
       c.callee_written.find('.') != std::string::npos)
     return c.callee_written;

@@ -565,8 +565,8 @@ void PythonFile::extensionCalls() {
   for (const auto& c : m_.calls()) {
     const std::string& w = c.callee_written;
     // `_get_plugin().xfm_fwd(…)`: the extension a provider of this file builds and returns.
-    if (const std::string p = providerCall(c); !p.empty()) {
-      reportCall(c, extension_providers_.at(p.substr(0, p.find('('))), p.substr(p.find('.') + 1));
+    if (const auto p = providerCall(c)) {
+      reportCall(c, extension_providers_.at(p->provider), p->function);
       continue;
     }
     if (const std::size_t dot = w.find('.');

@@ -98,9 +98,12 @@ class PythonFile {
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
-  /// `_get_plugin().xfm_fwd(…)`: a call of what a provider (extension_providers_) returns, as
-  /// "_get_plugin().xfm_fwd", or "".
-  std::string providerCall(const CallFact& c) const;
+  /// `_get_plugin().xfm_fwd(…)`: a call of what a provider (extension_providers_) returns.
+  struct ProviderCall {
+    std::string provider;  ///< "_get_plugin"
+    std::string function;  ///< "xfm_fwd"
+  };
+  std::optional<ProviderCall> providerCall(const CallFact& c) const;
   /// `forward = spmm.spmm_forward_cuda`: an extension's function taken as a value, or "".
   std::string kernelReference(const sdk::AttributeFact& a) const;
   void autogradFunctions();
