@@ -246,7 +246,13 @@ class DepsPlugin final : public Plugin {
           deps::readCondaEnvironment(path, *text, m);
           break;
         case deps::ManifestKind::OtherYaml:  // `semantic_design.yml`: conda's by its content
-          if (!deps::looksLikeCondaEnvironment(*text)) return;
+          if (!deps::looksLikeCondaEnvironment(*text)) {
+            // A job, deployment or Compose spec naming its container (`image: nvidia/cuda:…`).
+            const auto before = m.images.size();
+            deps::readYamlImages(path, *text, m);
+            if (m.images.size() == before) return;
+            break;
+          }
           deps::readCondaEnvironment(path, *text, m);
           break;
         case deps::ManifestKind::Dockerfile:
@@ -257,6 +263,9 @@ class DepsPlugin final : public Plugin {
           break;
         case deps::ManifestKind::Shell:
           deps::readShellScript(path, *text, m);
+          break;
+        case deps::ManifestKind::Makefile:
+          deps::readMakefile(path, *text, m);
           break;
         case deps::ManifestKind::None:
           return;

@@ -6,6 +6,9 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "manifest.hpp"
 #include "plugin_support/byte_regex.hpp"
@@ -139,6 +142,31 @@ void readRunSettings(const std::string& path, const LogicalLine& ll, std::size_t
   });
 }
 
+/// The script of an exec-form RUN that hands it to a shell (`RUN ["/bin/bash", "-c", "pip install …"]`):
+/// the byte range of the third string's content in `s`, from the `[` at `open`; nothing for any
+/// other exec form. JSON escapes inside the script are left as written.
+std::optional<std::pair<std::size_t, std::size_t>> execFormScript(const std::string& s, std::size_t open) {
+  std::vector<std::pair<std::size_t, std::size_t>> items;
+  std::size_t i = open + 1;
+  while (items.size() < 3) {
+    while (i < s.size() && (isBlank(s[i]) || s[i] == ',')) ++i;
+    if (i >= s.size() || s[i] != '"') return std::nullopt;
+    const std::size_t begin = ++i;
+    while (i < s.size() && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+    if (i >= s.size()) return std::nullopt;
+    items.emplace_back(begin, i++);
+  }
+  auto item = [&](std::size_t k) {
+    return std::string_view(s).substr(items[k].first, items[k].second - items[k].first);
+  };
+  const std::string_view shell =
+      item(0).substr(item(0).rfind('/') == std::string_view::npos ? 0 : item(0).rfind('/') + 1);
+  const bool is_shell = shell == "bash" || shell == "sh" || shell == "zsh" || shell == "dash";
+  const std::string_view flag = item(1);
+  if (!is_shell || flag.size() < 2 || flag[0] != '-' || flag.back() != 'c') return std::nullopt;
+  return items[2];
+}
+
 }  // namespace
 
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out) {
@@ -233,7 +261,16 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
     } else if (instruction == "RUN") {
       std::size_t r = e;
       while (r < s.size() && isBlank(s[r])) ++r;
-      if (r < s.size() && s[r] == '[') continue;  // exec form
+      if (r < s.size() && s[r] == '[') {  // exec form: read only a script handed to a shell
+        if (const auto script = execFormScript(s, r)) {
+          LogicalLine inner = ll;
+          inner.text.resize(script->second);
+          inner.offsets.resize(script->second + 1);
+          readInstallCommands(path, inner, script->first, index, "dockerfile", args, out);
+          readNvidiaAptSteps(path, inner, script->first, index, out);
+        }
+        continue;
+      }
       // RUN --mount=… flags
       while (r + 1 < s.size() && s[r] == '-' && s[r + 1] == '-') {
         while (r < s.size() && !isBlank(s[r])) ++r;

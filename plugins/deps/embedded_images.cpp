@@ -33,10 +33,12 @@ bool holdsDockerfile(const std::string& v) {
   return v.find("FROM") != std::string::npos && RE2::PartialMatch(v, kFrom);
 }
 
+}  // namespace
+
 /// A whole image reference of a registry that serves CUDA images: `nvidia/cuda:TAG`,
 /// `nvcr.io/nvidia/NAME:TAG`, `pytorch/pytorch:TAG` (a tag is required: `pytorch/pytorch` alone is
 /// a repository name, not an image).
-bool isImageReference(const std::string& v) {
+bool isCudaImageReference(const std::string& v) {
   static const RE2 kRef(R"((?:docker\.io/)?(?:nvidia/cuda|nvcr\.io/nvidia/[\w.-]+|pytorch/pytorch):[\w.-]+)",
                         plugin_support::bytePattern());
   // Every code string of every Python file comes here: only the registries' prefixes reach RE2.
@@ -45,8 +47,6 @@ bool isImageReference(const std::string& v) {
                         r.rfind("pytorch/pytorch:", 0) == 0;
   return registry && v.size() < 200 && RE2::FullMatch(v, kRef);
 }
-
-}  // namespace
 
 std::optional<migrate::sdk::SourceRange> stringValueRange(const Module& module, const StringFact& s,
                                                           const migrate::sdk::LineIndex& lines) {
@@ -68,7 +68,7 @@ void readEmbeddedImages(const Module& module, Manifests& out) {
     if (!inCode(s) || s.value.size() < 8) continue;
     const std::string_view written = module.text(s.range);
     const auto base = s.range.start_byte;
-    if (isImageReference(s.value)) {
+    if (isCudaImageReference(s.value)) {
       if (const auto where = stringValueRange(module, s, lines()))
         out.images.push_back({path, *where, s.value, s.value});
       continue;

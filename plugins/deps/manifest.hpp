@@ -54,7 +54,7 @@ struct BaseImageUse {
   migrate::sdk::SourceRange range;  ///< the image reference
   std::string written;
   std::string resolved;               ///< with ARG defaults substituted
-  std::string source = "dockerfile";  ///< dockerfile | cog (the base a cog.yaml build picks)
+  std::string source = "dockerfile";  ///< dockerfile | cog (the base a cog.yaml build picks) | yaml
 };
 
 /// An `ENV` / `ARG` setting of a Dockerfile.
@@ -199,6 +199,12 @@ void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::s
 void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std::size_t begin,
                           const migrate::sdk::LineIndex& index, Manifests& out);
 
+/// A variable's value that chooses the container a script builds or runs: a CUDA image
+/// (`BASE_IMAGE="nvidia/cuda:12.1.1-base-ubuntu20.04"`, later `--build-arg BASE_IMAGE=$BASE_IMAGE`)
+/// is a base image, `nvidia-docker` a container started on GPUs; both where the value is written.
+void containerSetting(const std::string& path, const migrate::sdk::SourceRange& range,
+                      const std::string& value, Manifests& out);
+
 /// PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, UV_TORCH_BACKEND, …: variables pip/uv read as an index option.
 bool isIndexVariable(const std::string& name);
 
@@ -212,6 +218,19 @@ void readSetupPy(const migrate::sdk::Module& module, Manifests& out);
 /// Container images a Python file names in code: Dockerfile text in a string, and whole image
 /// references of CUDA registries (nvidia/cuda, nvcr.io/nvidia, pytorch/pytorch), as base images.
 void readEmbeddedImages(const migrate::sdk::Module& module, Manifests& out);
+
+/// A whole image reference of a registry that serves CUDA images: `nvidia/cuda:TAG`,
+/// `nvcr.io/nvidia/NAME:TAG`, `pytorch/pytorch:TAG`.
+bool isCudaImageReference(const std::string& value);
+
+/// Makefiles: images and GPU container wrappers held in variables (`BASE_IMG=nvidia/cuda:…`,
+/// `DOCKER_GPU_CMD=nvidia-docker`) and the recipes' shell steps (NVIDIA apt steps, containers
+/// started on GPUs).
+void readMakefile(const std::string& path, std::string_view text, Manifests& out);
+
+/// YAML specs that are not conda environments (a job file, a Kubernetes manifest, a Compose file):
+/// the values of `image` keys, as base images (yaml_images.cpp).
+void readYamlImages(const std::string& path, std::string_view text, Manifests& out);
 
 /// Where a string literal's value stands in `module` (quotes and prefixes excluded), or nothing
 /// when the value is not written verbatim (escapes, implicit concatenation).
@@ -246,6 +265,7 @@ enum class ManifestKind {
   Dockerfile,
   CogConfig,  ///< cog.yaml
   Shell,
+  Makefile,
   OtherYaml  ///< a YAML file not named like a conda environment: read as one if its text is one
 };
 ManifestKind manifestKind(std::string_view path);

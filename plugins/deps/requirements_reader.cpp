@@ -191,6 +191,7 @@ ManifestKind manifestKind(std::string_view path) {
       name.rfind("dockerfile-", 0) == 0 || name.rfind("dockerfile_", 0) == 0 || ext == ".dockerfile")
     return ManifestKind::Dockerfile;
   if (name == "cog.yaml" || name == "cog.yml") return ManifestKind::CogConfig;
+  if (name == "makefile" || name == "gnumakefile" || ext == ".mk") return ManifestKind::Makefile;
   if (ext == ".yml" || ext == ".yaml") {
     if (stem.find("environment") != std::string::npos || stem.find("conda") != std::string::npos ||
         stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0 ||
@@ -200,7 +201,8 @@ ManifestKind manifestKind(std::string_view path) {
   }
   if (ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".slurm" || ext == ".sbatch")
     return ManifestKind::Shell;
-  if (ext == ".txt" || ext == ".in" || ext == ".pip") {
+  // rye writes its locks in pip's format (requirements.lock, requirements-dev.lock).
+  if (ext == ".txt" || ext == ".in" || ext == ".pip" || ext == ".lock") {
     if (stem.rfind("constraint", 0) == 0) return ManifestKind::Constraints;
     // "requirment" is a common misspelling of the name (RVC's requirments_cu118_py312.txt).
     for (const char* word : {"requirement", "requirment"})

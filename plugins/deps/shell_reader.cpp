@@ -615,6 +615,12 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
   }
 }
 
+void containerSetting(const std::string& path, const migrate::sdk::SourceRange& range,
+                      const std::string& value, Manifests& out) {
+  if (isCudaImageReference(value)) out.images.push_back({path, range, value, value});
+  if (value == "nvidia-docker") out.gpu_containers.push_back({path, range, value});
+}
+
 const RE2& cudaPathPattern() {
   static const RE2 kPath(
       R"(/usr/local/(?:cuda|nvidia)\b[\w.+/-]*|[\w.${}/-]*/triton/backends/nvidia\b[\w./-]*)",
@@ -661,6 +667,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
       // it is named (the install of `$WHEEL` is not reported again).
       if (isWheelName(v))
         namedWheel(path, ll.range(index, at, at + value.size()), v, v, "shell", "pip install", out);
+      containerSetting(path, ll.range(index, at, at + value.size()), v, out);
       continue;
     }
     readToolkitModules(path, ll, first, index, out);

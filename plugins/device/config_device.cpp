@@ -1,7 +1,9 @@
 // The device layer in YAML and JSON configuration files (Hydra, OmegaConf, Lightning CLI, RL configs): a
 // device setting `device: cuda` / `cuda:0` (DEV-023, the rule of the same string in Python, where
-// it is assigned to a device name) and a Lightning accelerator `accelerator: gpu` (DEV-049). The
-// program passes these values on to torch or Lightning, so the finding stands where the value is
+// it is assigned to a device name), a Lightning accelerator `accelerator: gpu` (DEV-049), the
+// Lightning 1.x device count `gpus: 1` of a trainer's settings (DEV-060: it selects the CUDA
+// accelerator) and a trainer's `device: gpu` (DEV-080, Composer's CUDA device). The program passes
+// these values on to torch, Lightning or Composer, so the finding stands where the value is
 // written, as it does for a Python constant; a device string gets DEV-023's rename there.
 
 #include "config_device.hpp"
@@ -23,6 +25,10 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
   static const RE2 kAcceleratorKey(R"((?i)(\w*_)?accelerator)", plugin_support::bytePattern());
   static const RE2 kCuda(R"((?i)cuda(:\d*)?)", plugin_support::bytePattern());
   static const RE2 kGpu(R"((?i)gpu|cuda)", plugin_support::bytePattern());
+  // Settings of a trainer (`trainer:`, `pl_trainer:`, `trainer.params`): Lightning's and Composer's.
+  static const RE2 kTrainer(R"((?i)(.*\.)?\w*trainer(\.\w+)?)", plugin_support::bytePattern());
+  // Lightning 1.x `gpus`: a count, -1 (all) or a list of indices; 0 keeps the CPU.
+  static const RE2 kGpuCount(R"(-1|[1-9]\d*|\d+(\s*,\s*\d+)+)", plugin_support::bytePattern());
   auto full = [](const RE2& re, const std::string& s) {
     return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);
   };
@@ -34,7 +40,7 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
     // yaml-cpp is slow on JSON's long flow collections: read a JSON file only when a key and value
     // of the kinds above are written in it.
     static const RE2 kJsonCandidate(
-        R"re((?i)"(\w*_)?(dev|devices?)(_(type|name|str))?"\s*:\s*\[?\s*"cuda|"\w*accelerator"\s*:\s*"(gpu|cuda))re",
+        R"re((?i)"(\w*_)?(dev|devices?)(_(type|name|str))?"\s*:\s*\[?\s*"(cuda|gpu")|"\w*accelerator"\s*:\s*"(gpu|cuda)|"gpus"\s*:\s*[-1-9"])re",
         plugin_support::bytePattern());
     if (plugin_support::isJsonFile(file.path) && !RE2::PartialMatch(*text, kJsonCandidate)) continue;
     std::string error;
@@ -52,9 +58,18 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
         rule = rules.device_string;
       else if (rules.accelerator && full(kAcceleratorKey, v.key) && full(kGpu, v.value))
         rule = rules.accelerator;
+      else if (rules.auto_accelerator && v.key == "gpus" && full(kGpuCount, v.value) &&
+               full(kTrainer, v.parents))
+        rule = rules.auto_accelerator;
+      else if (rules.trainer_device && v.key == "device" && v.value == "gpu" && full(kTrainer, v.parents))
+        rule = rules.trainer_device;
       if (!rule) continue;
+      // DEV-060 names the trainer ({api}) and how its accelerator is chosen ({value}).
+      const bool count = rule == rules.auto_accelerator;
       Finding f =
-          findingFrom(*rule, file.path, index.range(v.begin, v.end), v.value, {}, {{"value", v.value}});
+          findingFrom(*rule, file.path, index.range(v.begin, v.end),
+                      count ? "the Lightning Trainer of " + v.parents : v.value, {},
+                      {{"value", count ? "chosen by gpus: " + v.value + " (CUDA devices)" : v.value}});
       f.details = {{"file_kind", "config"}, {"key", v.key}};
       // DEV-023's rename, as in Python: `cuda:0` → `npu:0`. The accelerator needs more than a name.
       if (const long at = plugin_support::wordIn(*text, v, "cuda"); rule == rules.device_string && at >= 0)

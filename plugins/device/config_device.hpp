@@ -8,8 +8,10 @@ namespace device {
 
 /// The rules the configuration pass reports; a null rule is not checked.
 struct ConfigRules {
-  const migrate::sdk::RuleInfo* device_string = nullptr;  ///< DEV-023
-  const migrate::sdk::RuleInfo* accelerator = nullptr;    ///< DEV-049
+  const migrate::sdk::RuleInfo* device_string = nullptr;     ///< DEV-023
+  const migrate::sdk::RuleInfo* accelerator = nullptr;       ///< DEV-049
+  const migrate::sdk::RuleInfo* auto_accelerator = nullptr;  ///< DEV-060: a trainer's `gpus: N`
+  const migrate::sdk::RuleInfo* trainer_device = nullptr;    ///< DEV-080: a trainer's `device: gpu`
 };
 
 void checkConfigFiles(const migrate::sdk::WorkspaceView& workspace, const ConfigRules& rules,

@@ -83,9 +83,11 @@ void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, F
     bool chosen = false;  // an accelerator given some other way than "auto"
     const ArgumentFact* automatic = nullptr;
     const StringFact* bound_auto = nullptr;  // a name whose value in this function is "auto"
+    const ArgumentFact* gpus = nullptr;      // Lightning 1.x `gpus=N`: the CUDA accelerator
     for (const ArgumentFact& a : call.args) {
       // Positional: old signatures take the accelerator first (from_argparse_args: the namespace).
       if (a.index >= 0 && !from_argparse) chosen = true;
+      if (a.keyword == "gpus" && a.text != "0" && a.text != "None" && a.text != "[]") gpus = &a;
       if (a.keyword != "accelerator") continue;
       if (isAuto(a))
         automatic = &a;
@@ -100,6 +102,14 @@ void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, F
                                  call.callee_resolved,
                                  {{"value", "\"auto\" (the default of " + bound_auto->name + ")"}});
       sink.report(std::move(finding));
+      continue;
+    }
+    // Without an accelerator, Lightning 1.x takes `gpus=` as a request for CUDA devices: the
+    // argument is the place to change.
+    if (gpus && !chosen) {
+      sink.report(findingFrom(rule, std::string(module.path()), gpus->range, call.callee_written,
+                              call.callee_resolved,
+                              {{"value", "chosen by gpus=" + gpus->text + " (CUDA devices)"}}));
       continue;
     }
     // `Trainer(**config)` may carry the accelerator: the argument facts leave splats out, the text

@@ -61,6 +61,16 @@ TEST(RuleLoader, ErrorsNamePositionAndExpectation) {
   EXPECT_NE(except.error().message.find("except leaves calls out of arg_of: ['*'] only"), std::string::npos)
       << except.error().message;
 
+  // `index` selects a positional argument: of arg_of and method_arg_of only.
+  auto index = loadRules(
+      rule("      string:\n        regex: '^nccl$'\n        where:\n          - keyword: [backend]\n"
+           "            index: 1\n"),
+      "f", "device");
+  ASSERT_FALSE(index.ok());
+  EXPECT_NE(index.error().message.find("index selects a positional argument of arg_of or method_arg_of only"),
+            std::string::npos)
+      << index.error().message;
+
   auto format = loadRules("format: 2\ndomain: device\nrules: []\n", "f", "device");
   ASSERT_FALSE(format.ok());
   EXPECT_NE(format.error().message.find("this engine reads format 1"), std::string::npos);

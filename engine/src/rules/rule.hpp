@@ -35,6 +35,7 @@ struct StringPosition {
   std::optional<Pattern> target;     ///< AssignTo
   bool kept_only = false;            ///< Compare: not a comparison that only picks a branch
   std::optional<Pattern> value;      ///< narrows the rule's regex at this position
+  std::optional<int> index;          ///< ArgOf / MethodArgOf: only this positional argument
 };
 
 struct Snippet {

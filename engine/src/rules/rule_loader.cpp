@@ -112,7 +112,7 @@ void readApi(const Reader& r, const YAML::Node& m, Rule& rule) {
 StringPosition readPosition(const Reader& r, const YAML::Node& n) {
   r.checkKeys(n,
               {"keyword", "callee", "arg_of", "except", "method_arg_of", "compare", "assign_to",
-               "subscript_of", "returned", "regex"},
+               "subscript_of", "returned", "regex", "index"},
               "a string position");
   StringPosition p;
   if (n["regex"]) p.value = pattern(r, n["regex"], "regex");
@@ -166,6 +166,11 @@ StringPosition readPosition(const Reader& r, const YAML::Node& n) {
            "assign_to, subscript_of");
   if (n["callee"] && p.kind != StringPosition::Kind::Keyword)
     r.fail(n["callee"], "callee restricts only a keyword position");
+  if (n["index"]) {
+    if (p.kind != StringPosition::Kind::ArgOf && p.kind != StringPosition::Kind::MethodArgOf)
+      r.fail(n["index"], "index selects a positional argument of arg_of or method_arg_of only");
+    p.index = static_cast<int>(r.integer(n["index"], "index"));
+  }
   if (n["except"]) {
     if (p.kind != StringPosition::Kind::ArgOf ||
         std::find(p.names.begin(), p.names.end(), "*") == p.names.end())

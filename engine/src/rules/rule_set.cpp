@@ -369,7 +369,8 @@ bool placeMatches(const StringPosition& p, const sdk::StringFact& s) {
 }
 
 bool positionMatches(const StringPosition& p, const sdk::StringFact& s) {
-  return placeMatches(p, s) && (!p.value || p.value->search(s.value));
+  return placeMatches(p, s) && (!p.index || s.arg_index == *p.index) &&
+         (!p.value || p.value->search(s.value));
 }
 
 /// Where a string literal stands among alternatives: the other entries of its list/dict/tuple

@@ -19,6 +19,7 @@ struct ConfigValue {
   std::string key;                   ///< the innermost key, as written (`device`, `backend`)
   std::string value;                 ///< the scalar's value (quotes removed)
   std::uint32_t begin = 0, end = 0;  ///< byte range of the value as written in the file
+  std::string parents;               ///< the enclosing keys, outermost first, '.'-joined (`trainer.params`)
 };
 
 /// Whether `path` is a JSON file (JSON is YAML's flow style, so the same reader takes it).
@@ -66,8 +67,8 @@ inline long wordIn(std::string_view text, const ConfigValue& v, std::string_view
 
 namespace detail {
 
-inline void collect(const YAML::Node& node, const std::string& key, std::string_view text,
-                    std::vector<ConfigValue>& out) {
+inline void collect(const YAML::Node& node, const std::string& key, const std::string& parents,
+                    std::string_view text, std::vector<ConfigValue>& out) {
   if (node.IsScalar()) {
     if (key.empty()) return;
     const YAML::Mark mark = node.Mark();
@@ -76,13 +77,14 @@ inline void collect(const YAML::Node& node, const std::string& key, std::string_
     const std::string& value = node.Scalar();
     std::size_t end = at + value.size();
     if (text[at] == '"' || text[at] == '\'') end += 2;  // the quotes are part of what is written
-    out.push_back(
-        {key, value, static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(std::min(end, text.size()))});
+    out.push_back({key, value, static_cast<std::uint32_t>(at),
+                   static_cast<std::uint32_t>(std::min(end, text.size())), parents});
   } else if (node.IsSequence()) {
-    for (const auto& item : node) collect(item, key, text, out);
+    for (const auto& item : node) collect(item, key, parents, text, out);
   } else if (node.IsMap()) {
+    const std::string inner = key.empty() ? parents : parents.empty() ? key : parents + "." + key;
     for (const auto& entry : node)
-      if (entry.first.IsScalar()) collect(entry.second, entry.first.Scalar(), text, out);
+      if (entry.first.IsScalar()) collect(entry.second, entry.first.Scalar(), inner, text, out);
   }
 }
 
@@ -119,7 +121,7 @@ inline std::vector<ConfigValue> configValues(std::string_view text, std::string&
     return out;
   }
   try {
-    for (const YAML::Node& doc : YAML::LoadAll(std::string(text))) detail::collect(doc, "", text, out);
+    for (const YAML::Node& doc : YAML::LoadAll(std::string(text))) detail::collect(doc, "", "", text, out);
   } catch (const YAML::Exception& e) {
     error = e.what();
     out.clear();

@@ -1,0 +1,42 @@
+// Makefiles that build and start the project's containers (pyro's docker/Makefile): variables
+// holding a CUDA image or the nvidia-docker wrapper, and recipe lines read as the shell steps they
+// are (NVIDIA apt steps, `docker run --runtime=nvidia`). Compiler settings in Makefiles are the
+// custom_ops plugin's (OPS-040).
+
+#include <string>
+#include <string_view>
+
+#include <re2/re2.h>
+
+#include "manifest.hpp"
+#include "migrate/sdk/text_position.hpp"
+#include "plugin_support/byte_regex.hpp"
+
+namespace deps {
+
+void readMakefile(const std::string& path, std::string_view text, Manifests& out) {
+  const migrate::sdk::LineIndex index(text);
+  // `NAME = value`, `NAME := value`, `NAME ?= value`, `export NAME=value`: the value up to a comment.
+  static const RE2 kAssignment(
+      R"((?:export[ \t]+)?[A-Za-z_][\w.-]*[ \t]*[:?+!]?=[ \t]*([^#\s]+)[ \t]*(?:#.*)?)",
+      plugin_support::bytePattern());
+  for (const LogicalLine& ll : logicalLines(text)) {
+    if (!ll.text.empty() && ll.text[0] == '\t') {
+      // A recipe line: make's prefixes (@ silent, - ignore errors, + always run) before the command.
+      const auto first = ll.text.find_first_not_of("\t @-+");
+      if (first == std::string::npos || ll.text[first] == '#') continue;
+      readNvidiaAptSteps(path, ll, first, index, out);
+      readGpuContainerRuns(path, ll, first, index, out);
+      continue;
+    }
+    re2::StringPiece value;
+    if (!RE2::FullMatch(ll.text, kAssignment, &value)) continue;
+    std::string v(value.data(), value.size());
+    if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front())
+      v = v.substr(1, v.size() - 2);
+    const auto at = static_cast<std::size_t>(value.data() - ll.text.data());
+    containerSetting(path, ll.range(index, at, at + value.size()), v, out);
+  }
+}
+
+}  // namespace deps

@@ -1,0 +1,38 @@
+// Container images named in YAML specs that are not conda environments: a training platform's job
+// file (`image: mosaicml/pytorch_vision:1.13.1_cu117-…`), a Kubernetes manifest or a Compose file.
+// Each value of an `image` key (`image`, `base_image`, `docker_image`) is read as the FROM of a
+// Dockerfile, so DEP-010 judges it as it judges a Dockerfile's. Files under hidden folders (CI
+// workflows, tool settings) are not the project's images.
+
+#include <re2/re2.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "manifest.hpp"
+#include "migrate/sdk/text_position.hpp"
+#include "plugin_support/byte_regex.hpp"
+#include "plugin_support/config_values.hpp"
+
+namespace deps {
+
+void readYamlImages(const std::string& path, std::string_view text, Manifests& out) {
+  if (path.front() == '.' || path.find("/.") != std::string::npos) return;
+  // Larger than a spec is written by hand: data, not a manifest.
+  if (text.size() > (1u << 20) || text.find("image") == std::string_view::npos) return;
+  static const RE2 kImageKey(R"((?i)(\w*_)?image)", plugin_support::bytePattern());
+  std::string error;
+  const auto values = plugin_support::configValues(text, error);
+  if (!error.empty()) return;  // not this reader's to diagnose: the file is no manifest it knows
+  std::optional<migrate::sdk::LineIndex> index;
+  for (const auto& v : values) {
+    if (v.value.empty() || !RE2::FullMatch(v.key, kImageKey)) continue;
+    if (!index) index.emplace(text);
+    BaseImageUse img{path, index->range(v.begin, v.end), v.value, v.value};
+    img.source = "yaml";
+    out.images.push_back(std::move(img));
+  }
+}
+
+}  // namespace deps
