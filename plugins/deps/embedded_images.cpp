@@ -35,19 +35,6 @@ bool holdsDockerfile(const std::string& v) {
 
 }  // namespace
 
-/// A whole image reference of a registry that serves CUDA images: `nvidia/cuda:TAG`,
-/// `nvcr.io/nvidia/NAME:TAG`, `pytorch/pytorch:TAG` (a tag is required: `pytorch/pytorch` alone is
-/// a repository name, not an image).
-bool isCudaImageReference(const std::string& v) {
-  static const RE2 kRef(R"((?:docker\.io/)?(?:nvidia/cuda|nvcr\.io/nvidia/[\w.-]+|pytorch/pytorch):[\w.-]+)",
-                        plugin_support::bytePattern());
-  // Every code string of every Python file comes here: only the registries' prefixes reach RE2.
-  const std::string_view r = std::string_view(v).substr(v.rfind("docker.io/", 0) == 0 ? 10 : 0);
-  const bool registry = r.rfind("nvidia/cuda:", 0) == 0 || r.rfind("nvcr.io/nvidia/", 0) == 0 ||
-                        r.rfind("pytorch/pytorch:", 0) == 0;
-  return registry && v.size() < 200 && RE2::FullMatch(v, kRef);
-}
-
 std::optional<migrate::sdk::SourceRange> stringValueRange(const Module& module, const StringFact& s,
                                                           const migrate::sdk::LineIndex& lines) {
   const std::string_view written = module.text(s.range);
