@@ -54,6 +54,18 @@ std::vector<Token> tokens(std::string_view s, std::size_t from) {
   return out;
 }
 
+/// The variables an image reference reads (`$NAME`, `${NAME}`, `${NAME:-…}`), in order.
+std::vector<std::string> variablesIn(const std::string& image) {
+  std::vector<std::string> names;
+  for (std::size_t at = image.find('$'); at != std::string::npos; at = image.find('$', at + 1)) {
+    std::size_t b = at + 1 + (at + 1 < image.size() && image[at + 1] == '{' ? 1 : 0);
+    std::size_t e = b;
+    while (e < image.size() && (std::isalnum(static_cast<unsigned char>(image[e])) || image[e] == '_')) ++e;
+    names.push_back(image.substr(b, e - b));
+  }
+  return names;
+}
+
 /// Where the CUDA part of an image reference is written when it comes from a variable: the
 /// latest value written for a variable the reference uses (`pytorch/pytorch:${TAG}`) that carries
 /// a CUDA tag (`ARG TAG=2.3.0-cuda12.1-cudnn8-runtime`); none when no such value exists.
@@ -61,16 +73,53 @@ std::optional<migrate::sdk::SourceRange> taggedWhere(
     const std::string& image,
     const std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>>& written) {
   std::optional<migrate::sdk::SourceRange> where;
-  for (std::size_t at = image.find('$'); at != std::string::npos; at = image.find('$', at + 1)) {
-    std::size_t b = at + 1 + (at + 1 < image.size() && image[at + 1] == '{' ? 1 : 0);
-    std::size_t e = b;
-    while (e < image.size() && (std::isalnum(static_cast<unsigned char>(image[e])) || image[e] == '_')) ++e;
-    const auto values = written.find(image.substr(b, e - b));
+  for (const std::string& name : variablesIn(image)) {
+    const auto values = written.find(name);
     if (values == written.end()) continue;
     for (const auto& [range, raw] : values->second)
       if (!cudaTag(raw).empty()) where = range;
   }
   return where;
+}
+
+/// `FROM pytorch/pytorch:1.9.0-cuda11.1-cudnn8-devel`: the image ships that torch, a pin judged
+/// like any other (DEP-003 when no torch_npu release matches it). It stands where the version is
+/// written: the value of the ARG the tag reads it from (`ARG PYTORCH="1.9.0"`, then
+/// `pytorch/pytorch:${PYTORCH}-…`), else the image reference.
+void imageTorchPin(
+    const std::string& path, const std::string& image, const std::string& resolved,
+    const migrate::sdk::SourceRange& at,
+    const std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>>& written,
+    Manifests& out) {
+  std::string ref = resolved;
+  if (ref.rfind("docker.io/", 0) == 0) ref = ref.substr(10);
+  static const std::string kRepository = "pytorch/pytorch:";
+  if (ref.rfind(kRepository, 0) != 0) return;
+  const std::string tag = ref.substr(kRepository.size());
+  std::size_t end = 0;
+  while (end < tag.size() && (std::isdigit(static_cast<unsigned char>(tag[end])) || tag[end] == '.')) ++end;
+  const std::string version = tag.substr(0, end);
+  if (version.find('.') == std::string::npos) return;  // `latest`, `nightly`
+  auto req = parseRequirement("torch==" + version);
+  if (!req) return;
+  DependencyUse d;
+  d.file = path;
+  d.range = at;
+  d.written = image;
+  for (const std::string& name : variablesIn(image)) {
+    const auto values = written.find(name);
+    if (values == written.end() || values->second.empty()) continue;
+    const auto& [range, raw] = values->second.back();
+    if (raw.rfind(version, 0) == 0) {
+      d.range = range;
+      d.written = raw;
+      break;
+    }
+  }
+  d.req = *req;
+  d.source = "dockerfile";
+  d.section = "FROM pytorch/pytorch";
+  out.dependencies.push_back(std::move(d));
 }
 
 /// NAME when `image` is only a variable reference (`$NAME`, `${NAME}`, `${NAME:-…}`), else "".
@@ -226,6 +275,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
         where = *tag;  // `FROM pytorch/pytorch:${TAG}` with `ARG TAG=2.3.0-cuda12.1-…`
       }
       out.images.push_back({path, where, image.value, resolved});
+      imageTorchPin(path, image.value, resolved, ll.range(index, image.begin, image.end), written, out);
     } else if (instruction == "ARG" || instruction == "ENV") {
       const auto toks = tokens(s, e);
       std::vector<std::pair<Token, std::string>> settings;  // token, name

@@ -209,6 +209,8 @@ ManifestKind manifestKind(std::string_view path) {
       if (stem.find(word) != std::string::npos || parent.find(word) != std::string::npos)
         return ManifestKind::Requirements;
   }
+  // A file named only `requirements` (no extension), in pip's format (Cream's).
+  if (name == "requirements") return ManifestKind::Requirements;
   return ManifestKind::None;
 }
 

@@ -433,6 +433,23 @@ TEST_F(RequirementsNpuTest, CogsPythonPackagesAreDeclarationsAndABrokenCogYamlIs
   for (const auto& f : cog.findings)
     if (f.rule_id == "DEP-010" && detail(f, "source") == "cog") ++images;
   EXPECT_EQ(images, 2u) << "gpu: true and cuda: each name the nvidia/cuda base";
+  // build.run steps are shell lines of the image build, as strings or {command: …}.
+  const auto [run_ws, run_model] =
+      plugin_->analyze(repo({{"demo/cog.yaml",
+                              "build:\n  gpu: true\n  run:\n    - pip install detectron2 -f "
+                              "https://dl.fbaipublicfiles.com/detectron2/wheels/cu101/torch1.8/index.html\n"
+                              "    - command: \"pip install flash-attn==2.5.8\"\n"}}),
+                       1);
+  std::vector<std::pair<std::string, std::uint32_t>> steps;
+  for (const auto& f : run_model.findings)
+    if (f.rule_id == "DEP-009" || f.rule_id == "DEP-004") steps.emplace_back(f.rule_id, f.range.line);
+  EXPECT_EQ(steps, (std::vector<std::pair<std::string, std::uint32_t>>{{"DEP-009", 4}, {"DEP-004", 5}}));
+  // A file that opens with a Python docstring is a single scalar to yaml-cpp; Cog refuses it.
+  const auto [doc_ws, doc_model] =
+      plugin_->analyze(repo({{"cog.yaml", "\"\"\"\ndemo\n\"\"\"\n\nbuild:\n  gpu: true\n"}}), 1);
+  EXPECT_TRUE(std::any_of(doc_model.diagnostics.begin(), doc_model.diagnostics.end(), [](const auto& d) {
+    return d.code == "cog-config-unreadable" && d.message.find("not a mapping") != std::string::npos;
+  }));
 
   const auto [ws, model] = plugin_->analyze(repo({{"cog.yaml", "build:\n  gpu: [true\n"}}), 1);
   const bool diagnosed = std::any_of(model.diagnostics.begin(), model.diagnostics.end(), [](const auto& d) {
