@@ -614,6 +614,12 @@ void PythonFile::extensionCalls() {
       reportCall(c, fn->second, w);
       continue;
     }
+    // `getattr(_C, name)(…)`: a function of the extension looked up by name.
+    if (w == "getattr" && c.args.size() >= 2 && c.args[0].index == 0 &&
+        c.args[0].kind == sdk::ValueKind::Name && extension_names_.count(c.args[0].text)) {
+      reportCall(c, c.args[0].text, "getattr(" + c.args[0].text + ", " + c.args[1].text + ")");
+      continue;
+    }
     const std::string root = rootOf(w);
     if (auto held = extension_functions_.find(root); !root.empty() && held != extension_functions_.end()) {
       reportCall(c, held->second, w);

@@ -49,8 +49,8 @@ void declaredThroughHelpers(const std::string& path, std::string_view text,
   std::vector<std::string> helpers;
   for (const auto& [name, body] : topLevelDefs(text))
     if (body.find("CUDAExtension") != std::string_view::npos) helpers.push_back(name);
-  static const RE2 kName(R"(\bname\s*=\s*["']([\w.]+)["'])", bytePattern());
-  static const RE2 kModule(R"(\bmodule\s*=\s*["']([\w.]+)["'])", bytePattern());
+  static const RE2 kName(R"(\bname\s*=\s*[fFrR]?["']([\w.]+)["'])", bytePattern());
+  static const RE2 kModule(R"(\bmodule\s*=\s*[fFrR]?["']([\w.]+)["'])", bytePattern());
   for (const std::string& helper : helpers) {
     const RE2 call(R"((?:^|[^\w.])()" + helper + R"()\s*\()", bytePattern());
     forEachMatch(call, text, [&](const auto& m) {
@@ -81,7 +81,8 @@ void declaredExtensions(const std::string& path, std::string_view text,
     builders.push_back('|');
     builders.append(m[1].data(), m[1].size());
   });
-  const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])", bytePattern());
+  const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?[fFrR]?["']([\w.]+)["'])",
+                  bytePattern());
   forEachMatch(build, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
   declaredThroughHelpers(path, text, out);
 }
@@ -139,7 +140,7 @@ void declaredCMakeExtensions(const std::string& path, std::string_view text,
   static const RE2 kSubclass(R"((?m)^class[ \t]+(\w+)[ \t]*\([ \t]*(?:setuptools\.)?Extension[ \t]*\))",
                              bytePattern());
   forEachMatch(kSubclass, text, [&](const auto& cls) {
-    const RE2 build(R"((?:^|[^\w.])()" + str(cls[1]) + R"()\s*\(\s*(?:name\s*=\s*)?["']([\w.]+)["'])",
+    const RE2 build(R"((?:^|[^\w.])()" + str(cls[1]) + R"()\s*\(\s*(?:name\s*=\s*)?[fFrR]?["']([\w.]+)["'])",
                     bytePattern());
     forEachMatch(build, text,
                  [&](const auto& m) { out.emplace(std::string(kCMakeDeclared) + str(m[2]), path); });

@@ -186,7 +186,7 @@ const char* classifyName(std::string_view name, NameKind kind) {
         starts("at::native::cuda::"))
       return kRuntime;
     if (endsWith(name, "::kCUDA") || endsWith(name, "DeviceType::CUDA") ||
-        endsWith(name, "DispatchKey::CUDA"))
+        endsWith(name, "DispatchKey::CUDA") || endsWith(name, "::hasCUDA"))
       return kRuntime;
   }
   const std::string_view s = lastSegment(name);
@@ -331,9 +331,11 @@ void FileScanner::use(const char* rule, TSNode n, std::string api, bool strong) 
 /// What a use of the PyTorch CUDA C++ API does in its function. A port changes each job at its
 /// own line (the tensor check, the stream fetched for the launch, the device guard), so each gets
 /// a finding of its own; so does each memory call (every copy, allocation and fill becomes an
-/// ACL call with arguments of its own) and each line that fetches or uses a stream or an event
+/// ACL call with arguments of its own), each line that fetches or uses a stream or an event
 /// (every launch takes the NPU stream where it fetched the CUDA one; every event becomes an ACL
-/// event). The other runtime calls of a function share one.
+/// event) and each line that tests for CUDA (`if (x.is_cuda())` dispatches to the kernel at its
+/// line, a `TORCH_CHECK` rejects NPU tensors at its own). The other runtime calls of a function
+/// share one.
 std::string FileScanner::useGroup(const char* rule, std::string_view api, const sdk::SourceRange& at) {
   std::string group(rule);
   if (group != kRuntime) return group;
@@ -343,7 +345,8 @@ std::string FileScanner::useGroup(const char* rule, std::string_view api, const 
   if (api.find("Guard") != std::string_view::npos) return group + "/guard";
   if (api.find("Stream") != std::string_view::npos || api.find("Event") != std::string_view::npos)
     return group + "/stream@" + std::to_string(at.line);
-  if (api == ".is_cuda()" || endsWith(api, "kCUDA") || endsWith(api, "::CUDA")) return group + "/check";
+  if (api == ".is_cuda()" || endsWith(api, "kCUDA") || endsWith(api, "::CUDA") || endsWith(api, "::hasCUDA"))
+    return group + "/check@" + std::to_string(at.line);
   return group;
 }
 

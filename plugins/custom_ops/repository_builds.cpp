@@ -277,6 +277,9 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   static const RE2 kBuildSwitch(
       R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
       bytePattern());
+  static const RE2 kInstallScript(
+      R"((?:^|[[:space:];&|])(?:(?:ba)?sh[[:space:]]+)?((?:\.?/)?[\w./-]*install[\w.-]*\.sh)\b)",
+      bytePattern());
   for (const sdk::FileEntry* file : dockerfiles) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
@@ -356,6 +359,9 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
               end = e;
               break;
             }
+        } else if (std::string installer;
+                   build_switch && RE2::PartialMatch(line, kInstallScript, &installer)) {
+          what = installer + " with its extension build switched on";  // `DS_BUILD_OPS=1 ./install.sh`
         } else if (const std::string script = repositoryScript(workspace, line);
                    !script.empty() && cuda_extension) {
           // `RUN bash scripts/install_ext.sh`: a script of the repository that builds its extensions.

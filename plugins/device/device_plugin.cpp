@@ -50,7 +50,8 @@ class DevicePlugin final : public Plugin {
     ray_gpu_bundle_ = &context.requireRule("DEV-069");
     integer_device_ = &context.requireRule("DEV-076");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
-                context.rule("DEV-053"), context.rule("DEV-001"), context.rule("DEV-079")};
+                context.rule("DEV-053"), context.rule("DEV-001"), context.rule("DEV-079"),
+                context.rule("DEV-023")};
     configs_ = {context.rule("DEV-023"), context.rule("DEV-049"), context.rule("DEV-060"),
                 context.rule("DEV-080")};
   }

@@ -2,8 +2,12 @@
 
 #include "lightning_auto_accelerator.hpp"
 
+#include <re2/re2.h>
+
 #include <string>
 #include <string_view>
+
+#include "plugin_support/byte_regex.hpp"
 
 namespace device {
 namespace {
@@ -44,6 +48,18 @@ bool isFromArgparse(std::string_view resolved) {
 
 bool isAuto(const ArgumentFact& a) {
   return a.kind == ValueKind::String && !a.fstring && a.text == "auto";
+}
+
+/// Lightning < 1.5 took the distributed mode as `accelerator=` ("ddp", "dp", "horovod", …), or
+/// None: no device is chosen, so `gpus=` decides (`accelerator="ddp" if gpus > 1 else None`).
+bool isLegacyStrategy(const ArgumentFact& a) {
+  static const RE2 kStrategy(R"(["'](?:ddp\w*|dp|horovod)["'])", plugin_support::bytePattern());
+  static const RE2 kChoice(
+      R"(\s*(?:["'](?:ddp\w*|dp|horovod)["']|None)\s+if\s+.+\s+else\s+(?:["'](?:ddp\w*|dp|horovod)["']|None)\s*)",
+      plugin_support::bytePattern());
+  if (a.kind == ValueKind::None) return true;
+  if (a.kind == ValueKind::String) return !a.fstring && RE2::FullMatch("\"" + a.text + "\"", kStrategy);
+  return RE2::FullMatch(a.text, kChoice);
 }
 
 /// `def __init__(self, accelerator="auto")` … `Fabric(accelerator=accelerator)`: the string "auto"
@@ -89,6 +105,7 @@ void checkLightningAutoAccelerator(const Module& module, const RuleInfo& rule, F
       if (a.index >= 0 && !from_argparse) chosen = true;
       if (a.keyword == "gpus" && a.text != "0" && a.text != "None" && a.text != "[]") gpus = &a;
       if (a.keyword != "accelerator") continue;
+      if (isLegacyStrategy(a)) continue;  // no device: as if not given
       if (isAuto(a))
         automatic = &a;
       else if (const StringFact* s =

@@ -3,7 +3,8 @@
 // first three renamed to the NPU runtime's names, as their rules' fixes do in Python), and
 // torch.cuda queries of inline Python (`GPUS=$(python -c 'import torch;
 // print(torch.cuda.device_count())')`, DEV-001), and torchrun told to count CUDA devices
-// (`--nproc_per_node=gpu`, DEV-079). Comments and echo/printf lines are prose.
+// (`--nproc_per_node=gpu`, DEV-079), and a CUDA device passed as a command's option
+// (`--device cuda:0`, DEV-023, renamed to npu as in Python). Comments and echo/printf lines are prose.
 
 #include "script_device.hpp"
 
@@ -54,6 +55,10 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
   static const RE2 kNprocByCuda(
       R"((?:\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b).*?(--nproc[_-]per[_-]node[= ]+["']?(?:gpu|auto)\b))",
       plugin_support::bytePattern());
+  // A device option given a CUDA device (`--device cuda:0`, `--device=cuda`, `--map-location "cuda"`).
+  static const RE2 kDeviceOption(
+      R"((?:^|\s)--(?:[\w-]*[_-])?(?:device(?:[_-]?map)?|map[_-]location)(?:=|\s+)["']?(cuda(?::\d+)?)["']?(?:\s|$))",
+      plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
     auto rangeOf = [&](const re2::StringPiece& m) {
@@ -90,6 +95,16 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
         f.details = {{"file_kind", "script"}, {"context", "python -c"}};
         sink.report(std::move(f));
       });
+    if (rules.device_string != nullptr)
+      plugin_support::forEachMatch(kDeviceOption, code, [&](const auto& g) {
+        const std::string value = plugin_support::str(g[1]);
+        Finding f = findingFrom(*rules.device_string, path, rangeOf(g[1]), value, {}, {{"value", value}});
+        f.details = {{"file_kind", "script"}, {"context", "command option"}};
+        const auto b =
+            static_cast<std::uint32_t>(offset + static_cast<std::size_t>(g[1].data() - code.data()));
+        f.edits.push_back({b, b + 4, "npu"});
+        sink.report(std::move(f));
+      });
     if (rules.nproc_by_cuda != nullptr)
       if (re2::StringPiece flag; RE2::PartialMatch(code, kNprocByCuda, &flag)) {
         Finding f = findingFrom(*rules.nproc_by_cuda, path, rangeOf(flag), plugin_support::str(flag), {},
@@ -108,7 +123,8 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
     const auto text = workspace.read(file.path);
     if (!text || (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
                   text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
-                  text->find("torch.cuda.") == std::string::npos && text->find("nproc") == std::string::npos))
+                  text->find("torch.cuda.") == std::string::npos &&
+                  text->find("nproc") == std::string::npos && text->find("cuda") == std::string::npos))
       continue;
     scanScript(file.path, *text, rules, sink);
   }

@@ -15,6 +15,7 @@ struct ScriptRules {
   const migrate::sdk::RuleInfo* runtime_variable = nullptr;  ///< DEV-053
   const migrate::sdk::RuleInfo* cuda_query = nullptr;        ///< DEV-001
   const migrate::sdk::RuleInfo* nproc_by_cuda = nullptr;     ///< DEV-079
+  const migrate::sdk::RuleInfo* device_string = nullptr;     ///< DEV-023: `--device cuda:0` options
 };
 
 void checkScripts(const migrate::sdk::WorkspaceView& workspace, const ScriptRules& rules,

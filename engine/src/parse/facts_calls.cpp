@@ -26,6 +26,7 @@ void FactExtractor::onCall(TSNode n) {
         af.keyword = std::string(text(child(a, f_name_)));
         value = child(a, f_value_);
       } else if (is(a, sym_.list_splat) || is(a, sym_.dictionary_splat)) {
+        c.splat = true;
         return;
       } else {
         af.index = index++;

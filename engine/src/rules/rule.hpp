@@ -24,6 +24,7 @@ struct ArgConstraint {
   std::string keyword;
   std::optional<sdk::ValueKind> kind;
   std::optional<Pattern> value;
+  bool absent = false;  ///< matches a call without this argument (and without `*`/`**` splats)
 };
 
 struct StringPosition {

@@ -39,13 +39,16 @@ sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
 
 /// `args`: a constraint on one argument of the matched call.
 ArgConstraint readArgs(const Reader& r, const YAML::Node& a) {
-  r.checkKeys(a, {"index", "keyword", "kind", "regex"}, "args");
+  r.checkKeys(a, {"index", "keyword", "kind", "regex", "absent"}, "args");
   ArgConstraint c;
   if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
   if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
   if ((c.index >= 0) == !c.keyword.empty()) r.fail(a, "args names exactly one of index or keyword");
   if (a["kind"]) c.kind = valueKind(r, a["kind"]);
   if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
+  if (a["absent"]) c.absent = r.boolean(a["absent"], "args.absent");
+  if (c.absent && (c.kind || c.value))
+    r.fail(a, "args.absent takes no kind or regex: it matches calls without the argument");
   return c;
 }
 

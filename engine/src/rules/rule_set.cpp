@@ -108,12 +108,13 @@ bool argMatches(const ArgConstraint& c, const sdk::CallFact& call, const sdk::Mo
   for (const auto& a : call.args) {
     const bool same = c.keyword.empty() ? a.index == c.index : a.keyword == c.keyword;
     if (!same) continue;
+    if (c.absent) return false;
     if (c.kind && a.kind != *c.kind) return false;
     if (c.value && !c.value->search(a.text)) return false;
     if (c.kind == sdk::ValueKind::Name && importedName(module, a.text)) return false;
     return true;
   }
-  return false;
+  return c.absent && !call.splat;
 }
 
 }  // namespace

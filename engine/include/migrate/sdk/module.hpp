@@ -59,6 +59,7 @@ struct CallFact {
   std::string method;               ///< last attribute name when the callee is `<expr>.name`
   bool receiver_is_module = false;  ///< the receiver of `method` resolves to an import
   std::vector<ArgumentFact> args;
+  bool splat = false;  ///< passes `*args` or `**kwargs`: any argument may be in there
   ResultUse result_use = ResultUse::None;
   std::string result_attribute;  ///< for ResultUse::Attribute
   std::string assigned_to;       ///< `name = call(...)`: the single target name
