@@ -1,9 +1,11 @@
-// CUDA in Makefiles (OPS-040): targets built from .cu sources, nvcc-only flags (architecture
-// builders such as -gencode / --generate-code / -arch=sm_XX) and CUDA library link flags
-// (-lcudart, -lcublas, -lcudnn, -lnvidia-ml, torch's -ltorch_cuda, …), and the first assignment of
-// each nvcc flag variable (`NVCC_FLAGS = …`, `NVCCFLAGS += …`). One finding per line; comments, `$(info …)`,
-// `$(error …)`, `$(warning …)` and echo lines are prose. A line inside an `ifeq ($(OS),Windows_NT)`
-// block belongs to a Windows build, which an Ascend host (Linux) never reads.
+// CUDA in Makefiles (OPS-040): targets built from .cu sources, nvcc as the compiler of a
+// variable (`NVCC = nvcc`), the first assignment of a variable listing .cu sources, nvcc-only
+// flags (architecture builders such as -gencode / --generate-code / -arch=sm_XX) and CUDA library
+// link flags (-lcudart, -lcublas, -lcudnn, -lnvidia-ml, torch's -ltorch_cuda, …), and the first
+// assignment of each nvcc flag variable (`NVCC_FLAGS = …`, `NVCCFLAGS += …`). One finding per
+// line; comments, `$(info …)`, `$(error …)`, `$(warning …)` and echo lines are prose. A line
+// inside an `ifeq ($(OS),Windows_NT)` block belongs to a Windows build, which an Ascend host
+// (Linux) never reads.
 
 #include <algorithm>
 #include <set>
@@ -26,11 +28,12 @@ bool isMakefile(const std::string& path) {
 }
 
 /// What makes `code` (a line without its comment) a CUDA build line, or "". `flag_lists` holds the
-/// nvcc flag variables assigned on earlier lines: the first assignment stands for the list.
+/// nvcc flag and .cu source variables assigned on earlier lines: the first assignment stands for
+/// the list.
 std::string cudaBuildLine(const std::string& code, std::set<std::string>& flag_lists) {
   // `train: train.cu common.h` (a rule, not a recipe line: recipes start with a tab).
   static const RE2 kCudaTarget(R"(^([^\s:=#][^:=]*):(?:[^=]|$)[^;]*?(\S+\.cu)(?:\s|$))", bytePattern());
-  static const RE2 kArch(R"((?:^|\s)(-gencode|--generate-code|-arch=sm_\w+|--gpu-architecture)\b)",
+  static const RE2 kArch(R"((?:^|[\s=])(-gencode|--generate-code|-arch=sm_\w+|--gpu-architecture)\b)",
                          bytePattern());
   static const RE2 kLibrary(
       R"((?:^|\s)-l(cudart|cudart_static|cuda|cudadevrt|cublas|cublasLt|cudnn|cufft|curand|cusparse|cusolver|nvidia-ml|nvrtc|nvToolsExt|torch_cuda|c10_cuda)(?:\s|$))",
@@ -38,12 +41,21 @@ std::string cudaBuildLine(const std::string& code, std::set<std::string>& flag_l
   static const RE2 kFlagList(
       R"(^\s*(?:export\s+|override\s+)?(\w*NVCC\w*(?:FLAGS|OPTS|OPTIONS|ARGS)\w*)\s*[:?+!]?=)",
       bytePattern());
+  // `NVCC = nvcc`, `CC := /usr/local/cuda/bin/nvcc`: the compiler of the build is nvcc.
+  static const RE2 kCompiler(R"(^\s*(?:export\s+|override\s+)?(\w+)\s*[:?+!]?=\s*(?:\S*/)?nvcc(?:\s|$))",
+                             bytePattern());
+  // `SRCS = kernel.cu`, `TARGETS = $(patsubst %.cu,%.fatbin,$(wildcard *.cu))`: a variable that
+  // lists the .cu sources (its first assignment stands for the list).
+  static const RE2 kSources(R"(^\s*(?:export\s+|override\s+)?(\w+)\s*[:?+!]?=.*?\S\.cu(?:[\s),]|$))",
+                            bytePattern());
   std::string a, b;
   if (!code.empty() && code[0] != '\t' && RE2::PartialMatch(code, kCudaTarget, &a, &b))
     return "target " + collapseSpace(a) + " built from " + b;
+  if (RE2::PartialMatch(code, kCompiler, &a)) return "nvcc as the compiler " + a;
   if (RE2::PartialMatch(code, kArch, &a)) return "nvcc " + a;
   if (RE2::PartialMatch(code, kLibrary, &a)) return "-l" + a;
   if (RE2::PartialMatch(code, kFlagList, &a) && flag_lists.insert(a).second) return "nvcc flag list " + a;
+  if (RE2::PartialMatch(code, kSources, &a) && flag_lists.insert(a).second) return ".cu sources in " + a;
   return {};
 }
 

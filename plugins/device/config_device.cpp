@@ -3,9 +3,11 @@
 // Python, where it is assigned to a device name), a Lightning accelerator `accelerator: gpu`
 // (DEV-049), the Lightning 1.x device count `gpus: 1` and `accelerator: auto` among a trainer's
 // settings (DEV-060: the first selects the CUDA accelerator, the second never an NPU) and a
-// trainer's `device: gpu` (DEV-080, Composer's CUDA device). The program passes these values on
-// to torch, Lightning or Composer, so the finding stands where the value is written, as it does
-// for a Python constant; a device string gets DEV-023's rename there.
+// trainer's `device: gpu` (DEV-080, Composer's CUDA device) and a value that runs nvidia-smi
+// (an OmegaConf `${eval:…check_output('nvidia-smi …')}` resolver or a command string, DEV-040).
+// The program passes these values on to torch, Lightning or Composer, so the finding stands where
+// the value is written, as it does for a Python constant; a device string gets DEV-023's rename
+// there.
 
 #include "config_device.hpp"
 
@@ -34,14 +36,17 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
                                 plugin_support::bytePattern());
   // Lightning 1.x `gpus`: a count, -1 (all) or a list of indices; 0 keeps the CPU.
   static const RE2 kGpuCount(R"(-1|[1-9]\d*|\d+(\s*,\s*\d+)+)", plugin_support::bytePattern());
+  // nvidia-smi where a command starts, also inside a quoted string of an expression value.
+  static const RE2 kSmi(R"((?:^\s*|[;&|(`'"]\s*|/)nvidia-smi(?:\s|$|['")]))", plugin_support::bytePattern());
   auto full = [](const RE2& re, const std::string& s) {
     return RE2::FullMatch(re2::StringPiece(s.data(), s.size()), re);
   };
   for (const FileEntry& file : workspace.files()) {
     if (!plugin_support::isConfigFile(file.path, file.size)) continue;
     const auto text = workspace.read(file.path);
-    if (!text || (text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos &&
-                  text->find("accelerator") == std::string::npos))
+    if (!text ||
+        (text->find("cuda") == std::string::npos && text->find("gpu") == std::string::npos &&
+         text->find("accelerator") == std::string::npos && text->find("nvidia-smi") == std::string::npos))
       continue;
     // yaml-cpp is slow on JSON's long flow collections: read a JSON file only when a key and value
     // of the kinds above are written in it.
@@ -73,6 +78,8 @@ void checkConfigFiles(const WorkspaceView& workspace, const ConfigRules& rules, 
         rule = rules.auto_accelerator;
       else if (rules.trainer_device && v.key == "device" && v.value == "gpu" && trainer)
         rule = rules.trainer_device;
+      else if (rules.smi && RE2::PartialMatch(v.value, kSmi))
+        rule = rules.smi;
       if (!rule) continue;
       // DEV-060 names the trainer ({api}) and how its accelerator is chosen ({value}).
       const bool chosen = rule == rules.auto_accelerator;

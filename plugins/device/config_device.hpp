@@ -12,6 +12,7 @@ struct ConfigRules {
   const migrate::sdk::RuleInfo* accelerator = nullptr;       ///< DEV-049
   const migrate::sdk::RuleInfo* auto_accelerator = nullptr;  ///< DEV-060: a trainer's `gpus: N`
   const migrate::sdk::RuleInfo* trainer_device = nullptr;    ///< DEV-080: a trainer's `device: gpu`
+  const migrate::sdk::RuleInfo* smi = nullptr;               ///< DEV-040: a value that runs nvidia-smi
 };
 
 void checkConfigFiles(const migrate::sdk::WorkspaceView& workspace, const ConfigRules& rules,

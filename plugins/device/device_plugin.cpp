@@ -51,9 +51,9 @@ class DevicePlugin final : public Plugin {
     integer_device_ = &context.requireRule("DEV-076");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
                 context.rule("DEV-053"), context.rule("DEV-001"), context.rule("DEV-079"),
-                context.rule("DEV-023")};
+                context.rule("DEV-023"), context.rule("DEV-040")};
     configs_ = {context.rule("DEV-023"), context.rule("DEV-049"), context.rule("DEV-060"),
-                context.rule("DEV-080")};
+                context.rule("DEV-080"), context.rule("DEV-040")};
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {

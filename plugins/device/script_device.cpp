@@ -4,7 +4,10 @@
 // torch.cuda queries of inline Python (`GPUS=$(python -c 'import torch;
 // print(torch.cuda.device_count())')`, DEV-001), and torchrun told to count CUDA devices
 // (`--nproc_per_node=gpu`, DEV-079), and a CUDA device passed as a command's option
-// (`--device cuda:0`, DEV-023, renamed to npu as in Python). Comments and echo/printf lines are prose.
+// (`--device cuda:0`, DEV-023, renamed to npu as in Python), and nvidia-smi run as a command
+// (`n_gpu=$(nvidia-smi -L | wc -l)`, DEV-040; a test for the command's presence, `command -v
+// nvidia-smi`, is a probe whose false answer is right on an NPU host). Comments and echo/printf
+// lines are prose.
 
 #include "script_device.hpp"
 
@@ -59,6 +62,8 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
   static const RE2 kDeviceOption(
       R"((?:^|\s)--(?:[\w-]*[_-])?(?:device(?:[_-]?map)?|map[_-]location)(?:=|\s+)["']?(cuda(?::\d+)?)["']?(?:\s|$))",
       plugin_support::bytePattern());
+  // nvidia-smi where a command starts (line start, after `;`, `&&`, `|`, `$(`, a backtick, or a path).
+  static const RE2 kSmi(R"((?:^\s*|[;&|(`]\s*|/)(nvidia-smi[^;&|)`]*))", plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
     auto rangeOf = [&](const re2::StringPiece& m) {
@@ -105,6 +110,14 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
         f.edits.push_back({b, b + 4, "npu"});
         sink.report(std::move(f));
       });
+    if (rules.smi != nullptr)
+      if (re2::StringPiece command; RE2::PartialMatch(code, kSmi, &command)) {
+        const std::string value = plugin_support::str(command);
+        const std::string trimmed = value.substr(0, value.find_last_not_of(" \t") + 1);
+        Finding f = findingFrom(*rules.smi, path, rangeOf(command), trimmed, {}, {{"value", trimmed}});
+        f.details = {{"file_kind", "script"}};
+        sink.report(std::move(f));
+      }
     if (rules.nproc_by_cuda != nullptr)
       if (re2::StringPiece flag; RE2::PartialMatch(code, kNprocByCuda, &flag)) {
         Finding f = findingFrom(*rules.nproc_by_cuda, path, rangeOf(flag), plugin_support::str(flag), {},
@@ -121,10 +134,11 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
   for (const FileEntry& file : workspace.files()) {
     if (file.language != Language::Shell) continue;
     const auto text = workspace.read(file.path);
-    if (!text || (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
-                  text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
-                  text->find("torch.cuda.") == std::string::npos &&
-                  text->find("nproc") == std::string::npos && text->find("cuda") == std::string::npos))
+    if (!text ||
+        (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
+         text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
+         text->find("torch.cuda.") == std::string::npos && text->find("nproc") == std::string::npos &&
+         text->find("cuda") == std::string::npos && text->find("nvidia-smi") == std::string::npos))
       continue;
     scanScript(file.path, *text, rules, sink);
   }

@@ -1,6 +1,6 @@
 #pragma once
-/// The device layer in shell launch scripts: CUDA runtime variables and inline-Python torch.cuda
-/// queries (see script_device.cpp).
+/// The device layer in shell launch scripts: CUDA runtime variables, inline-Python torch.cuda
+/// queries, CUDA device options and nvidia-smi commands (see script_device.cpp).
 
 #include "migrate/sdk/finding.hpp"
 #include "migrate/sdk/workspace.hpp"
@@ -16,6 +16,7 @@ struct ScriptRules {
   const migrate::sdk::RuleInfo* cuda_query = nullptr;        ///< DEV-001
   const migrate::sdk::RuleInfo* nproc_by_cuda = nullptr;     ///< DEV-079
   const migrate::sdk::RuleInfo* device_string = nullptr;     ///< DEV-023: `--device cuda:0` options
+  const migrate::sdk::RuleInfo* smi = nullptr;               ///< DEV-040: nvidia-smi run as a command
 };
 
 void checkScripts(const migrate::sdk::WorkspaceView& workspace, const ScriptRules& rules,

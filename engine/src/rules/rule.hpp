@@ -20,8 +20,8 @@ struct ApiEntry {
 };
 
 struct ArgConstraint {
-  int index = -1;
-  std::string keyword;
+  int index = -1;       ///< positional index, or -1
+  std::string keyword;  ///< keyword, or ""; both set only with `absent` (a parameter passed either way)
   std::optional<sdk::ValueKind> kind;
   std::optional<Pattern> value;
   bool absent = false;  ///< matches a call without this argument (and without `*`/`**` splats)

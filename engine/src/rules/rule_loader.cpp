@@ -43,12 +43,15 @@ ArgConstraint readArgs(const Reader& r, const YAML::Node& a) {
   ArgConstraint c;
   if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
   if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
-  if ((c.index >= 0) == !c.keyword.empty()) r.fail(a, "args names exactly one of index or keyword");
   if (a["kind"]) c.kind = valueKind(r, a["kind"]);
   if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
   if (a["absent"]) c.absent = r.boolean(a["absent"], "args.absent");
   if (c.absent && (c.kind || c.value))
     r.fail(a, "args.absent takes no kind or regex: it matches calls without the argument");
+  // A parameter that may be passed by position or by name: both, for absent only.
+  const bool both = c.index >= 0 && !c.keyword.empty();
+  if ((c.index < 0 && c.keyword.empty()) || (both && !c.absent))
+    r.fail(a, "args names exactly one of index or keyword (both only with absent: true)");
   return c;
 }
 

@@ -106,7 +106,7 @@ bool importedName(const sdk::Module& module, const std::string& name) {
 /// module sets, and the finding belongs there (its fix site).
 bool argMatches(const ArgConstraint& c, const sdk::CallFact& call, const sdk::Module& module) {
   for (const auto& a : call.args) {
-    const bool same = c.keyword.empty() ? a.index == c.index : a.keyword == c.keyword;
+    const bool same = a.keyword.empty() ? c.index >= 0 && a.index == c.index : a.keyword == c.keyword;
     if (!same) continue;
     if (c.absent) return false;
     if (c.kind && a.kind != *c.kind) return false;
