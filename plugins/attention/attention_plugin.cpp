@@ -18,6 +18,7 @@
 #include "attention_embedded_rules.hpp"
 #include "attention_emit.hpp"
 #include "backend_defaults.hpp"
+#include "config_attention.hpp"
 #include "handwritten.hpp"
 #include "kernels.hpp"
 #include "migrate/sdk/plugin.hpp"
@@ -147,6 +148,12 @@ class AttentionPlugin final : public Plugin {
 
   void configure(const PluginContext& context) override {
     for (const char* id : kCustomRules) rules_[id] = &context.requireRule(id);
+    configs_ = {context.rule("ATT-021"), context.rule("ATT-022")};
+  }
+
+  /// The attention selection written in YAML and JSON configuration files (config_attention.hpp).
+  void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
+    migrate_attention::checkConfigFiles(workspace, configs_, sink);
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {
@@ -481,6 +488,7 @@ class AttentionPlugin final : public Plugin {
   }
 
   std::map<std::string, const RuleInfo*> rules_;
+  migrate_attention::ConfigRules configs_;  ///< set by configure(); disabled rules are null
 };
 
 }  // namespace

@@ -94,6 +94,8 @@ std::string PythonFile::kernelReference(const sdk::AttributeFact& a) const {
     return {};
   static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
   if (RE2::PartialMatch(a.name, kCpuKernel)) return {};  // a dual build's CPU kernel
+  static const RE2 kConstant(R"([A-Z][A-Z0-9_]+)", bytePattern());
+  if (RE2::FullMatch(a.name, kConstant)) return {};  // an enum member (`RegionType.HYPER_CUBE`)
   return a.receiver_written + "." + a.name;
 }
 
@@ -128,7 +130,7 @@ void PythonFile::autogradFunctions() {
     for (const auto& c : m_.calls())
       if (within(c.range, d->range))
         if (std::string why = reason(c); !why.empty() && !runs.count(d->name)) runs[d->name] = why;
-    for (const auto& a : m_.attributes())
+    for (const auto& a : value_reads_)
       if (within(a.range, d->range))
         if (std::string why = kernelReference(a); !why.empty() && !runs.count(d->name)) runs[d->name] = why;
   }
@@ -160,7 +162,7 @@ void PythonFile::autogradFunctions() {
           why = c.callee_written + "() -> " + runs.at(c.callee_written);
         if (!why.empty() && std::find(found.begin(), found.end(), why) == found.end()) found.push_back(why);
       }
-      for (const auto& a : m_.attributes())
+      for (const auto& a : value_reads_)
         if (within(a.range, d.range))
           if (std::string why = kernelReference(a);
               !why.empty() && std::find(found.begin(), found.end(), why) == found.end())

@@ -551,7 +551,7 @@ void PythonFile::extensionCalls() {
   // `cls.packbits = packbits_cpp.packbits_cpp` … `ResidualCodec.packbits(x)`, `self.packbits(x)`:
   // a kernel held as an attribute of a class is called through the class or its instances.
   std::map<std::string, std::string> class_held;  // attribute → module
-  for (const auto& a : m_.attributes()) {
+  for (const auto& a : value_reads_) {
     const std::string ref = kernelReference(a);
     if (ref.empty()) continue;
     const std::string_view src = m_.source();
@@ -641,7 +641,7 @@ void PythonFile::extensionCalls() {
     reportCall(c, module, w.substr(w.find('.') + 1));
   }
   // `forward = spmm.spmm_forward_cuda` … `forward(x)`: the kernel taken where it is named.
-  for (const auto& a : m_.attributes()) {
+  for (const auto& a : value_reads_) {
     const std::string ref = kernelReference(a);
     if (ref.empty()) continue;
     const std::string module = ref.substr(0, ref.find('.'));

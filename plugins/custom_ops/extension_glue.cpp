@@ -639,9 +639,10 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
       if (!quoted.empty()) quoted += '|';
       quoted += RE2::QuoteMeta(n);
     }
-    // `ext.fn(`, or `fn(` for an imported function (not its `def`).
+    // `ext.fn(`, or `fn(` for an imported function (not its `def`); also `ext.fn` taken as a value
+    // (`forward_fn = ext.forward_cpu if … else ext.forward_gpu`), called later through the name.
     const RE2 call(function_import ? "(^|[^\\w.])((" + quoted + "))\\s*\\("
-                                   : "(^|[^\\w.])((?:" + quoted + ")\\.(\\w+))\\s*\\(",
+                                   : "(^|[^\\w.])((?:" + quoted + ")\\.(\\w+))(\\s*[^\\s\\w]?)",
                    bytePattern());
     for (std::size_t i = imp.line + 1; i < t.lines.size(); ++i) {
       const Line& l = t.lines[i];
@@ -653,6 +654,17 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
       forEachMatch(call, l.text, [&](const auto& m) {
         static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
         if (RE2::PartialMatch(m[3], kCpuKernel)) return;  // a dual build's CPU kernel
+        if (!function_import) {
+          // What follows the name: a call, or a value read; not an attribute of it, a subscript, an
+          // assignment to it, a dunder (`ext.__file__`) or an enum member (`RegionType.HYPER_CUBE`).
+          static const RE2 kConstant(R"([A-Z][A-Z0-9_]+)", bytePattern());
+          const char next = m[4].empty() ? ' ' : m[4][m[4].size() - 1];
+          const std::size_t after = static_cast<std::size_t>(m[4].data() - l.text.data()) + m[4].size();
+          if (next == '.' || next == '[' ||
+              (next == '=' && (after >= l.text.size() || l.text[after] != '=')) ||
+              str(m[3]).rfind("__", 0) == 0 || (next != '(' && RE2::FullMatch(m[3], kConstant)))
+            return;
+        }
         static const RE2 kDef(R"(\bdef\s*$)", bytePattern());
         if (RE2::PartialMatch(l.text.substr(0, static_cast<std::size_t>(m[2].data() - l.text.data())), kDef))
           return;

@@ -117,6 +117,9 @@ class PythonFile {
   bool device_queries_ = false;
   bool npu_path_ = false;
   std::set<std::string> extension_names_;
+  /// Chains read as values, not called: the engine's attribute reads on values plus the plain
+  /// references rooted in an import (`forward_fn = rpe_index_cpp.forward_gpu if … else …`).
+  std::vector<sdk::AttributeFact> value_reads_;
   /// Top-level functions that JIT-build an extension and return it (`def _get_plugin(): …
   /// cpp_extension.load(name=…) … return _cached_plugin`), each with the build's name.
   std::map<std::string, std::string> extension_providers_;

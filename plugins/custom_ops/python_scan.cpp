@@ -155,7 +155,11 @@ std::string lastPart(const std::string& chain) {
 
 PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& options,
                        sdk::FindingSink& sink)
-    : m_(m), rules_(rules), options_(options), sink_(sink), lines_(m.source()) {
+    : m_(m), rules_(rules), options_(options), sink_(sink), lines_(m.source()), value_reads_(m.attributes()) {
+  for (const auto& r : m.references())
+    if (const auto dot = r.written.rfind('.'); r.role == sdk::ReferenceFact::Role::Plain && r.call < 0 &&
+                                               !r.resolved.empty() && dot != std::string::npos)
+      value_reads_.push_back({r.written.substr(dot + 1), r.written.substr(0, dot), r.range});
   for (const auto& imp : m.imports()) {
     if (startsWith(imp.target, "triton") || startsWith(imp.module, "triton")) triton_imported_ = true;
     if (!imp.bound.empty() && looksLikeExtensionModule(imp.name.empty() ? imp.module : imp.target))

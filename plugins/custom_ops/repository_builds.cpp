@@ -329,7 +329,12 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         std::string what;
         std::size_t at = pos, end = nl;  // the line reported
         if (RE2::PartialMatch(line, kSetupPy, &group)) {
-          what = "setup.py " + group;
+          // `git clone …/cocoapi && cd cocoapi/PythonAPI && python setup.py build_ext install`: the
+          // setup.py of another project, which needs no nvcc unless the step asks for CUDA.
+          static const RE2 kClone(R"((^|[[:space:];&|])git[[:space:]]+clone[[:space:]])", bytePattern());
+          if (!RE2::PartialMatch(step, kClone) || build_switch || stage_switch ||
+              RE2::PartialMatch(line, kCudaWork))
+            what = "setup.py " + group;
         } else if (auto installs = pipLocalTargets(line, pip_open); !installs.empty()) {
           // A local install builds the repository's CUDA extension, or says it builds CUDA code
           // (`--cuda_ext`), or asks a CUDA toolkit stage for an extra named for a kernel build

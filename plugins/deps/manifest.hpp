@@ -170,10 +170,12 @@ void readCogConfig(const std::string& path, std::string_view text, Manifests& ou
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out);
 
 /// The pip / conda / uv install commands of one logical shell line, from character `begin` on.
-/// `variables` are substituted in package names, versions and index URLs.
+/// `variables` are substituted in package names, versions and index URLs; `pip_wrappers` are the
+/// script's own functions that run `pip install "$@"`, whose calls install their arguments.
 void readInstallCommands(const std::string& path, const LogicalLine& line, std::size_t begin,
                          const migrate::sdk::LineIndex& index, const std::string& source,
-                         const std::map<std::string, std::string>& variables, Manifests& out);
+                         const std::map<std::string, std::string>& variables, Manifests& out,
+                         const std::set<std::string, std::less<>>& pip_wrappers = {});
 
 /// The extras and groups read since the last call that name a CUDA build (`uv sync --extra cu129`, the way
 /// uv projects pick their PyTorch CUDA index) become index uses (DEP-009) where the name is

@@ -212,8 +212,14 @@ class InstallScanner {
  public:
   InstallScanner(const std::string& path, const LogicalLine& line, const migrate::sdk::LineIndex& index,
                  const std::string& source, const std::map<std::string, std::string>& variables,
-                 Manifests& out)
-      : path_(path), line_(line), index_(index), source_(source), variables_(variables), out_(out) {}
+                 Manifests& out, const std::set<std::string, std::less<>>& pip_wrappers)
+      : path_(path),
+        line_(line),
+        index_(index),
+        source_(source),
+        variables_(variables),
+        out_(out),
+        pip_wrappers_(pip_wrappers) {}
 
   void scan(std::size_t begin) {
     const auto words = shellWords(line_.text, begin);
@@ -260,6 +266,10 @@ class InstallScanner {
     bool conda = false;
     if (isVersioned(prog, "pip")) {
       args = i + 1;
+    } else if (pip_wrappers_.count(prog)) {
+      // `run_pip_quiet torch --index-url …/cu128`: the function runs `pip install "$@"`.
+      pipArguments(w, i + 1);
+      return;
     } else if (isVersioned(prog, "python") && i + 2 < w.size() && w[i + 1].value == "-m" &&
                isVersioned(withoutVariables(w[i + 2].value), "pip")) {
       args = i + 3;
@@ -507,6 +517,7 @@ class InstallScanner {
   const std::string& source_;
   const std::map<std::string, std::string>& variables_;
   Manifests& out_;
+  const std::set<std::string, std::less<>>& pip_wrappers_;
 };
 
 }  // namespace
@@ -519,9 +530,39 @@ bool isIndexVariable(const std::string& name) {
 
 void readInstallCommands(const std::string& path, const LogicalLine& line, std::size_t begin,
                          const migrate::sdk::LineIndex& index, const std::string& source,
-                         const std::map<std::string, std::string>& variables, Manifests& out) {
-  InstallScanner(path, line, index, source, variables, out).scan(begin);
+                         const std::map<std::string, std::string>& variables, Manifests& out,
+                         const std::set<std::string, std::less<>>& pip_wrappers) {
+  InstallScanner(path, line, index, source, variables, out, pip_wrappers).scan(begin);
 }
+
+namespace {
+
+/// The script's functions whose body runs `pip install "$@"` (`run_pip_quiet() { … pip install
+/// "$@" … }`): a call of one installs its arguments.
+std::set<std::string, std::less<>> pipWrappers(const std::vector<LogicalLine>& lines) {
+  static const RE2 header(
+      R"([[:space:]]*(?:function[[:space:]]+)?([A-Za-z_][A-Za-z0-9_-]*)[[:space:]]*\(\).*)",
+      plugin_support::bytePattern());
+  static const RE2 forwards(
+      R"((?:^|[^A-Za-z0-9_-])(?:pip3?|-m[[:space:]]+pip|uv[[:space:]]+pip)[[:space:]]+install[[:space:]].*\$\{?@)",
+      plugin_support::bytePattern());
+  std::set<std::string, std::less<>> out;
+  std::string current;
+  for (const LogicalLine& ll : lines) {
+    re2::StringPiece name;
+    if (RE2::FullMatch(ll.text, header, &name)) {
+      current.assign(name.data(), name.size());
+    } else if (!ll.text.empty() && ll.text[0] == '}') {
+      current.clear();
+    }
+    if (!current.empty() && RE2::PartialMatch(ll.text, forwards)) out.insert(current);
+    const auto last = ll.text.find_last_not_of(" \t;");
+    if (last != std::string::npos && ll.text[last] == '}') current.clear();  // `f() { …; }` on one line
+  }
+  return out;
+}
+
+}  // namespace
 
 /// `module load cuda/11.7`, `ml cuda`, `module swap gcc cuda/12.1`, `spack load cuda@12`: the
 /// job script sets up the CUDA toolkit (CANN's set_env.sh on an Ascend cluster).
@@ -664,7 +705,9 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
       R"([[:space:]]*(?:export[[:space:]]+)?([A-Za-z_][A-Za-z0-9_]*)=("[^"$`]*"|'[^']*'|[^[:space:]"'$`;&|]*)[[:space:]]*)",
       plugin_support::bytePattern());
   std::map<std::string, std::string> variables;
-  for (const LogicalLine& ll : logicalLines(text)) {
+  const std::vector<LogicalLine> lines = logicalLines(text);
+  const auto pip_wrappers = pipWrappers(lines);
+  for (const LogicalLine& ll : lines) {
     const auto first = ll.text.find_first_not_of(" \t");
     if (first == std::string::npos || ll.text[first] == '#') continue;
     re2::StringPiece name, value;
@@ -687,9 +730,11 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     readNvidiaAptSteps(path, ll, first, index, out);
     readGpuContainerRuns(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos &&
-        ll.text.find("clone") == std::string::npos && ll.text.find("uv sync") == std::string::npos)
+        ll.text.find("clone") == std::string::npos && ll.text.find("uv sync") == std::string::npos &&
+        std::none_of(pip_wrappers.begin(), pip_wrappers.end(),
+                     [&](const std::string& f) { return ll.text.find(f) != std::string::npos; }))
       continue;
-    readInstallCommands(path, ll, first, index, "shell", variables, out);
+    readInstallCommands(path, ll, first, index, "shell", variables, out, pip_wrappers);
   }
   cudaExtras("shell", {}, out);
 }

@@ -27,7 +27,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
     "rules/environment.yaml",       // DEV-037..039, DEV-079
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..060, DEV-065, DEV-072..075, DEV-078
+    "rules/runtime_facts.yaml",     // DEV-053..060, 065, 072..075, 078, 081..083, 085, 086
 };
 
 class DevicePlugin final : public Plugin {

@@ -26,7 +26,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/half_precision.yaml",   // PREC-006..010
     "rules/mixed_precision.yaml",  // PREC-011..013, PREC-018..020
     "rules/numerics.yaml",         // PREC-014..017
-    "rules/third_party.yaml",      // PREC-021, PREC-022
+    "rules/third_party.yaml",      // PREC-021..025
 };
 
 // ---- the plugin --------------------------------------------------------------------------------

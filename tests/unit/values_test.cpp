@@ -206,6 +206,13 @@ TEST(PlatformBranches, ConditionsAreClassifiedByWhatTheyTest) {
   EXPECT_EQ(classifyCondition("torch.npu.is_available()"), PlatformTest::NpuOnly);
   EXPECT_EQ(classifyCondition("is_torch_npu_available() and x"), PlatformTest::NpuOnly);
   EXPECT_EQ(classifyCondition("torch.version.hip or torch.cuda.is_available()"), PlatformTest::Neither);
+  // A CUDA or ROCm build, `and`-ed with the CUDA test: still the CUDA branch.
+  EXPECT_EQ(classifyCondition("torch.cuda.is_available() and (torch.version.cuda or torch.version.hip)"),
+            PlatformTest::Cuda);
+  EXPECT_EQ(classifyCondition("x and (torch.version.hip or is_xpu_available())"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("opt.amd"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("args.use_amd_gpu"), PlatformTest::OffNpu);
+  EXPECT_EQ(classifyCondition("args.camdata"), PlatformTest::Neither);
   EXPECT_EQ(classifyCondition("(torch.cuda.is_available() and torch.version.hip is not None) or "
                               "os.getenv(\"FORCE_ROCM\", \"0\") == 1"),
             PlatformTest::OffNpu);

@@ -4,8 +4,24 @@
 #include "parse/fact_extractor.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace migrate::parse {
+namespace {
+
+/// Whether a receiver chain ends in a constant's name (`ServerSignal.FORWARD`, `cfg.DEVICE`): a
+/// class attribute or enum member reached through an import is a value, not a module, so
+/// `ServerSignal.FORWARD.cuda()` is a method call on it.
+bool constantMember(std::string_view receiver) {
+  const auto dot = receiver.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view last = receiver.substr(dot + 1);
+  if (last.size() < 2 || !(last[0] >= 'A' && last[0] <= 'Z')) return false;
+  return std::all_of(last.begin(), last.end(),
+                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
+}  // namespace
 
 std::string FactExtractor::soleStarImport() const {
   std::string target;
@@ -131,8 +147,9 @@ void FactExtractor::resolve() {
       c.callee_resolved = star + "." + c.callee_written;
     if (!c.method.empty()) {
       const auto dot = c.callee_written.rfind('.');
-      c.receiver_is_module =
-          dot != std::string::npos && !resolveChain(c.callee_written.substr(0, dot)).empty();
+      c.receiver_is_module = dot != std::string::npos &&
+                             !resolveChain(c.callee_written.substr(0, dot)).empty() &&
+                             !constantMember(c.callee_written.substr(0, dot));
     }
   }
   for (std::size_t i : pending_string_callees_) {

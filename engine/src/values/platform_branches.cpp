@@ -73,11 +73,11 @@ bool testsPositively(std::string_view t, const RE2& platform) {
 
 /// Another platform tested positively: a ROCm/HIP build or device, XLA/TPU, Apple's MPS, Intel's
 /// XPU, Gaudi's HPU (`torch.version.hip`, `is_xla_installed()`, `torch.backends.mps.is_available()`,
-/// `device.type == "xpu"`, a flag named for ROCm: `HAS_FLASH_ATTN_V2_ROCM`).
+/// `device.type == "xpu"`, a flag named for ROCm or AMD: `HAS_FLASH_ATTN_V2_ROCM`, `opt.amd`).
 bool testsOtherPlatform(std::string_view t) {
   static const RE2 kOther(
       R"(\btorch\.version\.hip\b|\bis_?(hip|rocm)\w*\s*\(|\b(IS|USE|ON)_(HIP|ROCM)\b|\b(is_)?(hip|rocm)(_build)?$|)"
-      R"(^(\w+\.)*(\w+_)?(?i:rocm|hip)(_\w+)?$|)"
+      R"(^(\w+\.)*(\w+_)?(?i:rocm|hip|amd)(_\w+)?$|)"
       R"(\b(getenv|environ\.get|environ)\s*[(\[]\s*["'](\w+_)?(?i:rocm|hip)(_\w+)?["']|)"
       R"(\bis_(torch_)?(xla|tpu|mps|xpu|hpu)\w*\s*\(|\btorch\.(backends\.)?(mps|xpu|hpu)\.is_available\s*\(|)"
       R"((==|\bin\b)\s*\(?\s*["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']|["'](rocm|hip|xla|tpu|mps|xpu|hpu)["']\s*==)",
@@ -118,9 +118,17 @@ PlatformTest classifyCondition(std::string_view condition) {
     return off ? PlatformTest::OffNpu : PlatformTest::Neither;
   }
   bool npu = false;
+  std::vector<std::string_view> tests;  // the terms that are no `or` of their own
   for (std::string_view t : terms) {
+    // `torch.cuda.is_available() and (torch.version.cuda or torch.version.hip)`: an `or` in the
+    // chain selects another platform only when each of its alternatives does.
+    if (chainTerms(trim(t), "or").size() > 1) {
+      if (classifyCondition(t) == PlatformTest::OffNpu) return PlatformTest::OffNpu;
+      continue;
+    }
     if (testsOtherPlatform(t) || excludesNpu(t)) return PlatformTest::OffNpu;
     npu = npu || testsNpu(t);
+    tests.push_back(t);
   }
   if (npu) return PlatformTest::NpuOnly;
   // A helper named for the CUDA test (`is_torch_cuda_available()`, `is_cuda_available()`): the
@@ -134,7 +142,7 @@ PlatformTest classifyCondition(std::string_view condition) {
   static const RE2 kCuda(R"(^(\w+\.)*is_available\s*\(\s*\)$|\.startswith\s*\(\s*["']cuda|==\s*["']cuda["']|)"
                          R"(["']cuda["']\s*(==|in\b)|\.is_cuda$|)"
                          R"(^(\w+\.)*(?i:is|use|using|on|has|with)_(?i:torch_)?(?i:cuda)\w*$)");
-  const bool cuda = std::all_of(terms.begin(), terms.end(), [](std::string_view t) {
+  const bool cuda = !tests.empty() && std::all_of(tests.begin(), tests.end(), [](std::string_view t) {
     return (t.find("cuda") != std::string_view::npos || t.find("CUDA") != std::string_view::npos) &&
            testsPositively(t, kCuda);
   });
