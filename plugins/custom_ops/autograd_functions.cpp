@@ -92,10 +92,7 @@ std::string PythonFile::kernelReference(const sdk::AttributeFact& a) const {
   if (a.receiver_written.empty() || startsWith(a.name, "__") ||
       !extension_names_.count(rootPart(a.receiver_written)))
     return {};
-  static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
-  if (RE2::PartialMatch(a.name, kCpuKernel)) return {};  // a dual build's CPU kernel
-  static const RE2 kConstant(R"([A-Z][A-Z0-9_]+)", bytePattern());
-  if (RE2::FullMatch(a.name, kConstant)) return {};  // an enum member (`RegionType.HYPER_CUBE`)
+  if (dualBuildCpuKernel(a.name) || constantName(a.name)) return {};
   return a.receiver_written + "." + a.name;
 }
 

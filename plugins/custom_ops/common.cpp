@@ -2,6 +2,7 @@
 
 #include "common.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <set>
@@ -127,6 +128,19 @@ std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
+}
+
+bool dualBuildCpuKernel(std::string_view name) {
+  const std::string l = lower(name);
+  for (std::size_t at = l.find("cpu"); at != std::string::npos; at = l.find("cpu", at + 1))
+    if ((at == 0 || l[at - 1] == '_') && (at + 3 == l.size() || l[at + 3] == '_')) return true;
+  return false;
+}
+
+bool constantName(std::string_view name) {
+  return name.size() >= 2 && name[0] >= 'A' && name[0] <= 'Z' &&
+         std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 std::string formatDays(double days) {

@@ -75,6 +75,12 @@ bool kernelishModule(const std::string& module);
 /// A module of a third-party CUDA kernel library (flash_attn, xformers, stk, grouped_gemm, …):
 /// its imported functions run kernels (autograd_functions.cpp, extension_glue.cpp).
 bool kernelLibrary(const std::string& module);
+/// Whether a function of an extension module is a dual build's CPU kernel (`forward_cpu`,
+/// `cpu_forward`), which is not reported.
+bool dualBuildCpuKernel(std::string_view name);
+/// Whether a name is an enum member or constant's (`HYPER_CUBE` of `RegionType.HYPER_CUBE`): read
+/// from an extension, a value, not a kernel.
+bool constantName(std::string_view name);
 /// Truncates to `max` characters (UTF-8 safe), adding "…" when cut.
 std::string clip(std::string_view s, std::size_t max);
 

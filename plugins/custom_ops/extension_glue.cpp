@@ -652,17 +652,15 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
         continue;
       if (inCudaBranchWithElse(t, i)) continue;
       forEachMatch(call, l.text, [&](const auto& m) {
-        static const RE2 kCpuKernel(R"((?i)(?:^|_)cpu(?:_|$))", bytePattern());
-        if (RE2::PartialMatch(m[3], kCpuKernel)) return;  // a dual build's CPU kernel
+        if (dualBuildCpuKernel(str(m[3]))) return;
         if (!function_import) {
           // What follows the name: a call, or a value read; not an attribute of it, a subscript, an
           // assignment to it, a dunder (`ext.__file__`) or an enum member (`RegionType.HYPER_CUBE`).
-          static const RE2 kConstant(R"([A-Z][A-Z0-9_]+)", bytePattern());
           const char next = m[4].empty() ? ' ' : m[4][m[4].size() - 1];
           const std::size_t after = static_cast<std::size_t>(m[4].data() - l.text.data()) + m[4].size();
           if (next == '.' || next == '[' ||
               (next == '=' && (after >= l.text.size() || l.text[after] != '=')) ||
-              str(m[3]).rfind("__", 0) == 0 || (next != '(' && RE2::FullMatch(m[3], kConstant)))
+              str(m[3]).rfind("__", 0) == 0 || (next != '(' && constantName(str(m[3]))))
             return;
         }
         static const RE2 kDef(R"(\bdef\s*$)", bytePattern());
