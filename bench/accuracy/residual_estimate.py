@@ -55,8 +55,9 @@ def main() -> int:
     args = ap.parse_args()
     split = {r["name"]: r["split"] for r in csv.DictReader(open(HERE / "repos.csv", newline=""))}
     labels: dict[tuple[str, str], dict[int, str]] = collections.defaultdict(dict)
-    for lab in csv.DictReader(open(HERE / "labels.csv", newline="")):
-        labels[(lab["repo"], lab["path"])][int(lab["line"])] = lab["label"]
+    for label_file in sorted((HERE / "labels").glob("*.csv")):
+        for lab in csv.DictReader(open(label_file, newline="")):
+            labels[(lab["repo"], lab["path"])][int(lab["line"])] = lab["label"]
     counts: collections.Counter[str] = collections.Counter()
     for f in csv.DictReader(open(HERE / "files.csv", newline="")):
         repo, path = f["repo"], f["path"]

@@ -7,7 +7,7 @@ Usage:
 
 CHECKOUTS_DIR holds one checkout per row of repos.csv, named by its `name` column
 (bench/accuracy/checkout.sh DIR makes them). The tool is run on each whole checkout; its
-findings are mapped to the labels of labels.csv (see README.md for the rules) and recall and
+findings are mapped to the labels of labels/*.csv (see README.md for the rules) and recall and
 precision are printed overall and per domain, followed by the misses and false positives.
 
 Python 3 standard library only. Exit status: 0 whenever a score was printed (misses, false
@@ -61,10 +61,27 @@ def read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
 SPLITS = ("dev", "holdout")
 
 
+def read_labels() -> tuple[list[dict[str, str]], list[str]]:
+    """The labelled lines, one file per repository (labels/NAME.csv, NAME in repos.csv), and where
+    each row stands (`labels/NAME.csv:LINE`) for the messages."""
+    labels: list[dict[str, str]] = []
+    where: list[str] = []
+    paths = sorted((HERE / "labels").glob("*.csv"))
+    if not paths:
+        fail(f"{HERE / 'labels'}: no label files")
+    for path in paths:
+        rows = read_csv(path, ("repo", "path", "line", "label", "domain", "line_sha1", "note"))
+        for i, row in enumerate(rows, start=2):
+            if row["repo"] != path.stem:
+                fail(f"labels/{path.name}:{i}: repository {row['repo']!r} belongs in labels/{row['repo']}.csv")
+            labels.append(row)
+            where.append(f"labels/{path.name}:{i}")
+    return labels, where
+
+
 def load_inputs(repo_filter: list[str] | None, split_filter: str | None):
     repos = read_csv(HERE / "repos.csv", ("name", "url", "sha", "split"))
-    labels = read_csv(HERE / "labels.csv",
-                      ("repo", "path", "line", "label", "domain", "line_sha1", "note"))
+    labels, where_of = read_labels()
     files = read_csv(HERE / "files.csv", ("repo", "path"))
     names = {r["name"] for r in repos}
     for i, row in enumerate(repos, start=2):
@@ -75,8 +92,7 @@ def load_inputs(repo_filter: list[str] | None, split_filter: str | None):
             fail(f"files.csv:{i}: repository {row['repo']!r} is not in repos.csv")
     whole_files = {(f["repo"], f["path"]) for f in files}
     seen = set()
-    for i, row in enumerate(labels, start=2):
-        where = f"labels.csv:{i}"
+    for row, where in zip(labels, where_of):
         if row["repo"] not in names:
             fail(f"{where}: repository {row['repo']!r} is not in repos.csv")
         if row["label"] not in LABELS:
