@@ -115,9 +115,23 @@ void PythonFile::autogradFunctions() {
     }
     // `cu_kernel_forward[blocks, threads](…)`: a numba.cuda (or other CUDA DSL) kernel launch.
     if (auto s = subscriptCallee(m_, c); s && dsl_kernel_names_.count(s->base)) return s->base + "[grid]";
+    for (const auto& t : tvm_sites_)
+      if (t.range.start_byte == c.name_range.start_byte) return t.written;
     return kernelCall(c);
   };
-  // Functions of this file that run custom kernels, directly or through each other.
+  // Functions of this file that run custom kernels, directly or through each other: called by
+  // name, or through a class of this file (`DiagonaledMM._get_function(…)`, a static method).
+  std::set<std::string> own_classes;
+  for (const auto& d : m_.definitions())
+    if (d.kind == DefinitionFact::Kind::Class) own_classes.insert(d.name);
+  auto ownFunction = [&](const CallFact& c) -> std::string {
+    const std::size_t dot = c.callee_written.find('.');
+    if (dot == std::string::npos) return c.callee_written;
+    if (c.callee_written.find('.', dot + 1) == std::string::npos &&
+        own_classes.count(c.callee_written.substr(0, dot)))
+      return c.callee_written.substr(dot + 1);
+    return {};
+  };
   std::map<std::string, std::string> runs;  // function name -> first kernel call
   std::vector<const DefinitionFact*> functions;
   for (const auto& d : m_.definitions())
@@ -136,9 +150,9 @@ void PythonFile::autogradFunctions() {
     for (const DefinitionFact* d : functions) {
       if (runs.count(d->name)) continue;
       for (const auto& c : m_.calls())
-        if (within(c.range, d->range) && c.callee_written.find('.') == std::string::npos &&
-            runs.count(c.callee_written) && c.callee_written != d->name) {
-          runs[d->name] = c.callee_written + "() -> " + runs[c.callee_written];
+        if (const std::string own = ownFunction(c);
+            within(c.range, d->range) && runs.count(own) && own != d->name) {
+          runs[d->name] = c.callee_written + "() -> " + runs[own];
           changed = true;
           break;
         }
@@ -155,8 +169,8 @@ void PythonFile::autogradFunctions() {
       for (const auto& c : m_.calls()) {
         if (!within(c.range, d.range)) continue;
         std::string why = reason(c);
-        if (why.empty() && c.callee_written.find('.') == std::string::npos && runs.count(c.callee_written))
-          why = c.callee_written + "() -> " + runs.at(c.callee_written);
+        if (const std::string own = ownFunction(c); why.empty() && runs.count(own))
+          why = c.callee_written + "() -> " + runs.at(own);
         if (!why.empty() && std::find(found.begin(), found.end(), why) == found.end()) found.push_back(why);
       }
       for (const auto& a : value_reads_)

@@ -1,5 +1,5 @@
 // Kernels written in other CUDA-only Python DSLs: numba.cuda, cuTile, CuTe DSL, CuPy, PyCUDA,
-// NVIDIA Warp, NVRTC (OPS-030).
+// NVIDIA Warp, NVRTC, and TVM built for its cuda target (OPS-030).
 
 #include <algorithm>
 #include <string>
@@ -31,6 +31,22 @@ constexpr Dsl kDslCalls[] = {{"cupy.RawKernel", "CuPy"},
                              {"pycuda.compiler.SourceModule", "PyCUDA"},
                              {"cuda.nvrtc.nvrtcCreateProgram", "NVRTC (cuda-python)"}};
 
+constexpr const char* kTvmNvcc = "tvm.contrib.nvcc";
+/// TVM calls that build or load a compiled kernel module: CUDA code when the file targets cuda.
+constexpr const char* kTvmBuilds[] = {
+    "tvm.build",       "tvm.driver.build",        "tvm.relay.build",
+    "tvm.module.load", "tvm.runtime.load_module", "tvm.runtime.module.load_module"};
+
+bool tvmBuild(const std::string& resolved) {
+  return std::any_of(std::begin(kTvmBuilds), std::end(kTvmBuilds),
+                     [&](const char* b) { return resolved == b; });
+}
+
+bool cudaTarget(const sdk::ArgumentFact& a) {
+  return a.kind == sdk::ValueKind::String && (a.keyword.empty() || a.keyword == "target") &&
+         (a.text == "cuda" || startsWith(a.text, "cuda ") || startsWith(a.text, "nvidia/"));
+}
+
 const Dsl* gpuDsl(const DefinitionFact& d) {
   if (d.kind != DefinitionFact::Kind::Function) return nullptr;
   const Dsl* dsl = nullptr;
@@ -41,6 +57,31 @@ const Dsl* gpuDsl(const DefinitionFact& d) {
 }
 
 }  // namespace
+
+std::vector<PythonFile::TvmSite> PythonFile::tvmCudaSites() const {
+  std::vector<TvmSite> sites;
+  bool cuda = false;
+  for (const auto& imp : m_.imports())
+    if (startsWith(imp.target, kTvmNvcc)) {
+      cuda = true;
+      sites.push_back({imp.range, imp.target, imp.target, "an import of TVM's nvcc wrapper"});
+    }
+  const std::string nvcc_call = kTvmNvcc + std::string(".");
+  for (const auto& c : m_.calls())
+    cuda = cuda || startsWith(c.callee_resolved, nvcc_call) ||
+           (tvmBuild(c.callee_resolved) && std::any_of(c.args.begin(), c.args.end(), cudaTarget));
+  if (!cuda) return sites;
+  for (const auto& c : m_.calls()) {
+    if (startsWith(c.callee_resolved, nvcc_call))
+      sites.push_back({c.name_range, c.callee_written, c.callee_resolved, "TVM's nvcc compile"});
+    else if (tvmBuild(c.callee_resolved))
+      sites.push_back({c.name_range, c.callee_written, c.callee_resolved,
+                       c.callee_resolved.find("load") == std::string::npos
+                           ? "a TVM build of CUDA code"
+                           : "a load of a TVM-built CUDA module"});
+  }
+  return sites;
+}
 
 bool isGpuDslKernel(const DefinitionFact& d) {
   return gpuDsl(d) != nullptr;
@@ -97,6 +138,17 @@ void PythonFile::gpuDslKernels() {
                       {"language", "python-dsl"}};
         report(std::move(f));
       }
+  for (const auto& t : tvm_sites_) {
+    const std::string path = "native torch_npu ops, a triton-ascend kernel or an Ascend C kernel";
+    auto f = rules_.make(kGpuDsl, std::string(m_.path()), t.range, t.written, t.resolved,
+                         {{"value", t.written + " (" + t.what + ")"},
+                          {"dsl", "TVM for its cuda target"},
+                          {"path", path},
+                          {"npu", path}});
+    if (!f) continue;
+    f->details = {{"dsl", "TVM"}, {"replacement_path", path}, {"language", "python-dsl"}};
+    report(std::move(f));
+  }
 }
 
 }  // namespace custom_ops::python

@@ -1,7 +1,7 @@
 #pragma once
 /// One Python file under analysis and the helpers its checks share; the members are defined in
 /// python_scan.cpp (the shared parts), extension_imports.cpp, build_machinery.cpp, triton_kernels.cpp,
-/// autograd_functions.cpp and other_dsls.cpp.
+/// autograd_functions.cpp and other_dsls.cpp (also TVM's CUDA builds).
 
 #include <functional>
 #include <map>
@@ -95,6 +95,13 @@ class PythonFile {
 
   // ---- kernels in other CUDA-only Python DSLs (other_dsls.cpp)
   void gpuDslKernels();
+  /// TVM used as a CUDA kernel toolchain: its nvcc wrapper imported or called, and in a file that
+  /// does so (or names the cuda target) the builds and loads of the compiled kernel module.
+  struct TvmSite {
+    sdk::SourceRange range;
+    std::string written, resolved, what;
+  };
+  std::vector<TvmSite> tvmCudaSites() const;
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
@@ -141,6 +148,7 @@ class PythonFile {
   std::vector<const DefinitionFact*> triton_kernels_;
   std::set<std::string> triton_kernel_names_;
   std::set<std::string> dsl_kernel_names_;  ///< functions of this file in a CUDA-only DSL (OPS-030)
+  std::vector<TvmSite> tvm_sites_;          ///< tvmCudaSites(), OPS-030
 };
 
 }  // namespace custom_ops::python

@@ -226,6 +226,7 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
         startsWith(c.callee_resolved, "triton.runtime.driver."))
       device_queries_ = true;
   }
+  tvm_sites_ = tvmCudaSites();
   npu_path_ = !options.include_npu_paths &&
               (inNpuDir(m.path()) || npuSpecificFile(m.path()) || inOtherVendorBackend(m.path()));
 }

@@ -2,6 +2,7 @@
 // (OPS-037) and Dockerfile steps that build CUDA extensions or kernels (OPS-039).
 
 #include <cctype>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -240,17 +241,54 @@ void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, 
 
 void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> dockerfiles;
-  bool cuda_extension = false;       // some setup.py of the repository builds a CUDAExtension
-  bool root_cuda_extension = false;  // the one at the root does
+  // What a setup.py builds: a CUDAExtension, other native code (ext_modules, a CMake build,
+  // which a CUDA toolkit image compiles with nvcc when its CMakeLists asks), or nothing.
+  enum class Builds { Nothing, Native, Cuda };
+  bool cuda_extension = false;               // some setup.py of the repository builds a CUDAExtension
+  bool root_cuda_extension = false;          // the one at the root does
+  std::optional<Builds> root;                // what the root's builds, when there is one
+  std::map<std::string, Builds> setup_dirs;  // folder name of each other setup.py → what it builds
   for (const auto& file : workspace.files()) {
     if (isDockerfile(file.path)) dockerfiles.push_back(&file);
-    if ((!cuda_extension || file.path == "setup.py") && baseName(file.path) == "setup.py")
+    if (baseName(file.path) == "setup.py")
       if (const auto text = workspace.read(file.path)) {
-        const bool builds = text->find("CUDAExtension") != std::string::npos;
-        cuda_extension = cuda_extension || builds;
-        root_cuda_extension = root_cuda_extension || (builds && file.path == "setup.py");
+        const Builds builds = text->find("CUDAExtension") != std::string::npos ? Builds::Cuda
+                              : text->find("ext_modules") != std::string::npos ||
+                                      text->find("CMakeExtension") != std::string::npos
+                                  ? Builds::Native
+                                  : Builds::Nothing;
+        cuda_extension = cuda_extension || builds == Builds::Cuda;
+        if (file.path == "setup.py") {
+          root = builds;
+          root_cuda_extension = builds == Builds::Cuda;
+        } else {
+          Builds& most = setup_dirs[baseName(file.path.substr(0, file.path.rfind('/')))];
+          most = std::max(most, builds);
+        }
       }
   }
+  // What the project a local install (`pip install .`, `setup.py install`) builds: the setup.py
+  // of the folder the step last `cd`s into, or the WORKDIR names, when a setup.py of the
+  // repository sits in a folder of that name; else the root's; else, with no setup.py at all, an
+  // unknown project (nullopt); else a CUDA build when any setup.py of the repository has one.
+  static const RE2 kCd(R"((?:^|[[:space:];&|(])cd[[:space:]]+["']?([^[:space:]"'&;|)]+))", bytePattern());
+  auto installed = [&](const std::string& step_text, const std::string& workdir) -> std::optional<Builds> {
+    std::string dir;
+    re2::StringPiece rest(step_text);
+    for (std::string d; RE2::FindAndConsume(&rest, kCd, &d);) dir = d;
+    if (dir.empty() || dir.find('$') != std::string::npos) dir = workdir;
+    while (!dir.empty() && dir.back() == '/') dir.pop_back();
+    if (const auto it = setup_dirs.find(baseName(dir)); !dir.empty() && it != setup_dirs.end())
+      return it->second;
+    if (root) return root;
+    if (setup_dirs.empty()) return std::nullopt;
+    return cuda_extension ? Builds::Cuda : Builds::Nothing;
+  };
+  // A kernel build: the project builds a CUDA extension, or in a CUDA toolkit stage it builds
+  // native code or is not the repository's own.
+  auto kernelBuild = [&](std::optional<Builds> b, bool cuda_stage) {
+    return b ? *b == Builds::Cuda || (cuda_stage && *b == Builds::Native) : cuda_stage;
+  };
   // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
   static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
                             bytePattern());
@@ -290,6 +328,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     std::string stage_names;    // the current stage's name and the stage it is built on
     bool stage_switch = false;  // an ENV/ARG of the stage switched an extension build on
     bool pip_open = false;      // a `pip install … \` whose packages follow on the next lines
+    std::string workdir;        // the last WORKDIR
     std::string step;           // the text of the current instruction so far
     std::vector<std::pair<std::size_t, std::size_t>> step_lines;  // [begin, end) of its lines
     bool continued = false;
@@ -317,6 +356,9 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         stage_names = stage + (cuda_stages.count(image) != 0 ? " " + image : std::string());
         stage_switch = false;
       }
+      static const RE2 kWorkdir(R"(^[[:space:]]*(?i:WORKDIR)[[:space:]]+["']?([^[:space:]"']+))",
+                                bytePattern());
+      if (std::string w; !continued && !comment && RE2::PartialMatch(line, kWorkdir, &w)) workdir = w;
       // `ENV FORCE_CUDA_EXTENSION=1`: the stage switches extension builds on for what follows.
       if (std::string name; !comment && (instruction == "ENV" || instruction == "ARG") &&
                             RE2::PartialMatch(line, kStageSwitch, &name) &&
@@ -332,8 +374,12 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
           // `git clone …/cocoapi && cd cocoapi/PythonAPI && python setup.py build_ext install`: the
           // setup.py of another project, which needs no nvcc unless the step asks for CUDA.
           static const RE2 kClone(R"((^|[[:space:];&|])git[[:space:]]+clone[[:space:]])", bytePattern());
-          if (!RE2::PartialMatch(step, kClone) || build_switch || stage_switch ||
-              RE2::PartialMatch(line, kCudaWork))
+          // The repository's own project (a stage named for CUDA work, `kernel-builder`, builds
+          // kernels whatever it installs).
+          const bool own =
+              !RE2::PartialMatch(step, kClone) && (kernelBuild(installed(step, workdir), cuda_stage) ||
+                                                   (cuda_stage && RE2::PartialMatch(stage_names, kCudaWork)));
+          if (own || build_switch || stage_switch || RE2::PartialMatch(line, kCudaWork))
             what = "setup.py " + group;
         } else if (auto installs = pipLocalTargets(line, pip_open); !installs.empty()) {
           // A local install builds the repository's CUDA extension, or says it builds CUDA code
@@ -344,8 +390,13 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
           // no build of the repository's own extension).
           for (const LocalInstall& in : installs)
             if (in.vcs ? build_switch || stage_switch
-                       : (in.extras.empty() ? cuda_extension : root_cuda_extension) || build_switch ||
-                             RE2::PartialMatch(line, kCudaWork) || (cuda_stage && buildExtra(in.extras))) {
+                       : (in.extras.empty()
+                              ? installed(
+                                    in.target == "." || in.target == "./" ? step : step + " cd " + in.target,
+                                    workdir) == Builds::Cuda
+                              : root_cuda_extension) ||
+                             build_switch || RE2::PartialMatch(line, kCudaWork) ||
+                             (cuda_stage && buildExtra(in.extras))) {
               what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
               break;
             }

@@ -273,7 +273,11 @@ class DepsPlugin final : public Plugin {
       texts[path] = std::move(*text);
     };
     for (const FileEntry& f : workspace.files()) {
-      read(f.path, deps::manifestKind(f.path));
+      deps::ManifestKind kind = deps::manifestKind(f.path);
+      if (kind == deps::ManifestKind::None && deps::dockerfileByNameOnly(f.path))
+        if (auto text = workspace.read(f.path); text && deps::looksLikeDockerfile(*text))
+          kind = deps::ManifestKind::Dockerfile;
+      read(f.path, kind);
       const auto slash = f.path.rfind('/');
       if (f.path.substr(slash == std::string::npos ? 0 : slash + 1) == "setup.py")
         if (auto text = workspace.read(f.path)) {

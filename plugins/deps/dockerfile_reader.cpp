@@ -218,6 +218,19 @@ std::optional<std::pair<std::size_t, std::size_t>> execFormScript(const std::str
 
 }  // namespace
 
+bool looksLikeDockerfile(std::string_view text) {
+  for (const LogicalLine& ll : logicalLines(text.substr(0, 64 * 1024), true)) {
+    std::string_view s = ll.text;
+    while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
+    if (s.empty() || s.front() == '#') continue;
+    // In capitals, as Dockerfiles write them: prose starting "From the base image …" is none.
+    const std::string_view word = s.substr(0, s.find_first_of(" \t"));
+    if (word == "ARG") continue;
+    return word == "FROM" && s.size() > 5;
+  }
+  return false;
+}
+
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out) {
   const migrate::sdk::LineIndex index(text);
   std::map<std::string, std::string> args;

@@ -168,6 +168,11 @@ void readCondaEnvironment(const std::string& path, std::string_view text, Manife
 void readCogConfig(const std::string& path, std::string_view text, Manifests& out);
 /// Dockerfile: FROM, ENV, ARG, and pip/conda installs in RUN.
 void readDockerfile(const std::string& path, std::string_view text, Manifests& out);
+/// A file whose name says docker but follows no Dockerfile naming (`tvm_docker`, `docker/gpu`):
+/// worth reading to see whether it is one.
+bool dockerfileByNameOnly(std::string_view path);
+/// Dockerfile text: its first instruction (after comments, blank lines and ARGs) is a FROM.
+bool looksLikeDockerfile(std::string_view text);
 
 /// The pip / conda / uv install commands of one logical shell line, from character `begin` on.
 /// `variables` are substituted in package names, versions and index URLs; `pip_wrappers` are the

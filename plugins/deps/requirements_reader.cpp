@@ -176,6 +176,15 @@ void readRequirementsFile(const std::string& path, std::string_view text, bool c
   }
 }
 
+bool dockerfileByNameOnly(std::string_view path) {
+  const std::string p = lower(path);
+  const auto slash = p.rfind('/');
+  const std::string name = p.substr(slash == std::string::npos ? 0 : slash + 1);
+  const std::string dir = slash == std::string::npos ? "" : p.substr(0, slash);
+  if (name.find('.') != std::string::npos) return false;  // a script, a config, a source file
+  return name.find("docker") != std::string::npos || dir.find("docker") != std::string::npos;
+}
+
 ManifestKind manifestKind(std::string_view path) {
   const std::string p = lower(path);
   const auto slash = p.rfind('/');

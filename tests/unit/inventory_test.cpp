@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "acquire/ignore_candidates.hpp"
+#include "analyze/analyzer.hpp"
 #include "migrate/engine/workspace.hpp"
 #include "support/test_support.hpp"
 
@@ -255,6 +257,31 @@ TEST(Inventory, LanguagesByName) {
   EXPECT_EQ(languageOf("b.cpp"), sdk::Language::Cpp);
   EXPECT_EQ(languageOf("CMakeLists.txt"), sdk::Language::CMake);
   EXPECT_EQ(languageOf("requirements.txt"), sdk::Language::Text);
+}
+
+}  // namespace
+}  // namespace migrate
+
+namespace migrate {
+namespace {
+
+// The repository's own top-level packages, which import rules leave alone: packages with an
+// __init__.py (also under src/), top-level modules, and a namespace package (no __init__.py) only
+// when the project's manifest names it (llm-awq's `awq/`, `name = "awq"` in pyproject.toml).
+TEST(ProjectRoots, NamespacePackagesCountWhenTheManifestNamesThem) {
+  TempDir dir;
+  writeFile(dir / "pyproject.toml", "[project]\nname = \"awq\"\nversion = \"0.1\"\n");
+  writeFile(dir / "awq/entry.py", "from awq.quantize import run\n");
+  writeFile(dir / "tinychat/demo.py", "import awq\n");
+  writeFile(dir / "src/kernels/__init__.py", "\n");
+  writeFile(dir / "train.py", "import torch\n");
+  writeFile(dir / "setup.py", "\n");
+  std::vector<sdk::Diagnostic> diags;
+  const Workspace ws = buildInventory(dir.path(), {}, diags);
+  const auto roots = projectRoots(ws);
+  EXPECT_EQ(std::set<std::string>(roots.begin(), roots.end()),
+            (std::set<std::string>{"awq", "kernels", "train"}))
+      << "tinychat/ is a folder of scripts the manifest does not name; setup.py is no module";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "analyze/analyzer.hpp"
 
+#include <re2/re2.h>
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -89,6 +90,7 @@ struct WorkerResult {
 
 std::unordered_set<std::string> projectRoots(const Workspace& workspace) {
   std::unordered_set<std::string> roots;
+  std::unordered_set<std::string> namespace_dirs;  // top-level folders with Python files, no __init__.py
   for (const auto& f : workspace.files()) {
     if (f.language != sdk::Language::Python) continue;
     std::string path = f.path;
@@ -98,8 +100,22 @@ std::unordered_set<std::string> projectRoots(const Workspace& workspace) {
       if (path != "setup.py" && path != "__init__.py") roots.insert(path.substr(0, path.rfind('.')));
     } else if (path.compare(slash, std::string::npos, "/__init__.py") == 0) {
       roots.insert(path.substr(0, slash));
+    } else if (path.find('/', slash + 1) == std::string::npos) {
+      namespace_dirs.insert(path.substr(0, slash));
     }
   }
+  // A namespace package the project installs under its own name (llm-awq's `awq/`, with
+  // `name = "awq"` in pyproject.toml): its imports are the project's, not a library's.
+  static const RE2 kName(R"((?m)^\s*name\s*=\s*["']([A-Za-z_][\w.-]*)["'])");
+  for (const char* manifest : {"pyproject.toml", "setup.cfg", "setup.py"})
+    if (const auto text = workspace.read(manifest)) {
+      re2::StringPiece rest(*text);
+      std::string name;
+      while (RE2::FindAndConsume(&rest, kName, &name)) {
+        std::replace(name.begin(), name.end(), '-', '_');
+        if (namespace_dirs.count(name)) roots.insert(name);
+      }
+    }
   return roots;
 }
 

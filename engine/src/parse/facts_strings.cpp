@@ -136,6 +136,14 @@ bool FactExtractor::onString(TSNode n) {
       bool f = false;
       s.context = StringContext::Assignment;
       s.name = stringValue(key, f);
+      // `device_map={"": "cuda:0"}`: the empty key stands for the whole dict, so the value takes
+      // the role of the dict's keyword argument.
+      const TSNode kw = parentAt(up + 2);
+      if (s.name.empty() && is(parentAt(up + 1), sym_.dictionary) && is(kw, sym_.keyword_argument)) {
+        s.name = std::string(text(child(kw, f_name_)));
+        s.context = StringContext::KeywordArg;
+        if (const TSNode call = parentAt(up + 4); is(call, sym_.call)) describeCall(call, up + 4, s);
+      }
     }
   } else if (pt == sym_.subscript) {
     if (!ts_node_eq(child(p, f_value_), cur)) {

@@ -30,6 +30,7 @@ struct Symbols {
     decorated_definition = named(l, "decorated_definition");
     decorator = named(l, "decorator");
     default_parameter = named(l, "default_parameter");
+    dictionary = named(l, "dictionary");
     dictionary_splat = named(l, "dictionary_splat");
     dictionary_splat_pattern = named(l, "dictionary_splat_pattern");
     dotted_name = named(l, "dotted_name");
@@ -104,6 +105,7 @@ struct Symbols {
   TSSymbol decorated_definition = 0;
   TSSymbol decorator = 0;
   TSSymbol default_parameter = 0;
+  TSSymbol dictionary = 0;
   TSSymbol dictionary_splat = 0;
   TSSymbol dictionary_splat_pattern = 0;
   TSSymbol dotted_name = 0;
