@@ -540,6 +540,7 @@ void PythonFile::extensionCalls() {
   // `m.load(path)`). What a function returns (`out = ext.fused_act(x)`) is a tensor.
   std::map<std::pair<const DefinitionFact*, std::string>, std::string> instances;  // → module
   auto reportCall = [&](const CallFact& c, const std::string& module, std::string function) {
+    if (dataTypeName(lastPart(c.callee_written))) return;  // `Config(…)`: settings, no kernel
     auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, c.callee_written,
                          c.callee_resolved, {{"value", module}});
     if (f) f->details = {{"module", module}, {"function", std::move(function)}};

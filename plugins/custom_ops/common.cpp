@@ -143,6 +143,13 @@ bool constantName(std::string_view name) {
                      [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
+bool dataTypeName(std::string_view name) {
+  if (name.empty() || name[0] < 'A' || name[0] > 'Z') return false;
+  for (std::string_view suffix : {"Config", "Options", "Params", "Settings"})
+    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) return true;
+  return false;
+}
+
 std::string formatDays(double days) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", days);

@@ -81,6 +81,9 @@ bool dualBuildCpuKernel(std::string_view name);
 /// Whether a name is an enum member or constant's (`HYPER_CUBE` of `RegionType.HYPER_CUBE`): read
 /// from an extension, a value, not a kernel.
 bool constantName(std::string_view name);
+/// A class named for plain data, `Config`, `LayerConfig`, `MoeOptions`, `KernelParams`: an
+/// extension exports it to carry settings, and building one runs no kernel.
+bool dataTypeName(std::string_view name);
 /// Truncates to `max` characters (UTF-8 safe), adding "…" when cut.
 std::string clip(std::string_view s, std::size_t max);
 
