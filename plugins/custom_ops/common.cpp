@@ -145,9 +145,8 @@ bool constantName(std::string_view name) {
 
 bool dataTypeName(std::string_view name) {
   if (name.empty() || name[0] < 'A' || name[0] > 'Z') return false;
-  for (std::string_view suffix : {"Config", "Options", "Params", "Settings"})
-    if (name.size() >= suffix.size() && name.substr(name.size() - suffix.size()) == suffix) return true;
-  return false;
+  return endsWith(name, "Config") || endsWith(name, "Options") || endsWith(name, "Params") ||
+         endsWith(name, "Settings");
 }
 
 std::string formatDays(double days) {

@@ -60,6 +60,10 @@ const Dsl* gpuDsl(const DefinitionFact& d) {
 
 std::vector<PythonFile::TvmSite> PythonFile::tvmCudaSites() const {
   std::vector<TvmSite> sites;
+  // Every Python file comes through here: without a TVM import there is nothing to look at.
+  if (std::none_of(m_.imports().begin(), m_.imports().end(),
+                   [](const sdk::ImportFact& imp) { return startsWith(imp.target, "tvm"); }))
+    return sites;
   bool cuda = false;
   for (const auto& imp : m_.imports())
     if (startsWith(imp.target, kTvmNvcc)) {

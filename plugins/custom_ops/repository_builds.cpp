@@ -245,7 +245,6 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   // which a CUDA toolkit image compiles with nvcc when its CMakeLists asks), or nothing.
   enum class Builds { Nothing, Native, Cuda };
   bool cuda_extension = false;               // some setup.py of the repository builds a CUDAExtension
-  bool root_cuda_extension = false;          // the one at the root does
   std::optional<Builds> root;                // what the root's builds, when there is one
   std::map<std::string, Builds> setup_dirs;  // folder name of each other setup.py → what it builds
   for (const auto& file : workspace.files()) {
@@ -260,7 +259,6 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         cuda_extension = cuda_extension || builds == Builds::Cuda;
         if (file.path == "setup.py") {
           root = builds;
-          root_cuda_extension = builds == Builds::Cuda;
         } else {
           Builds& most = setup_dirs[baseName(file.path.substr(0, file.path.rfind('/')))];
           most = std::max(most, builds);
@@ -394,7 +392,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
                               ? installed(
                                     in.target == "." || in.target == "./" ? step : step + " cd " + in.target,
                                     workdir) == Builds::Cuda
-                              : root_cuda_extension) ||
+                              : root == Builds::Cuda) ||
                              build_switch || RE2::PartialMatch(line, kCudaWork) ||
                              (cuda_stage && buildExtra(in.extras))) {
               what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
