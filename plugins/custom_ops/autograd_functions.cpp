@@ -117,6 +117,10 @@ void PythonFile::autogradFunctions() {
     if (auto s = subscriptCallee(m_, c); s && dsl_kernel_names_.count(s->base)) return s->base + "[grid]";
     for (const auto& t : tvm_sites_)
       if (t.range.start_byte == c.name_range.start_byte) return t.written;
+    // A launch of an NVIDIA Warp kernel, or an nvFuser fusion built to be executed: CUDA code
+    // generators with no NPU backend.
+    const std::string& r = c.callee_resolved;
+    if (r == "warp.launch" || r == "warp.launch_tiled" || r == "nvfuser.FusionDefinition") return r;
     return kernelCall(c);
   };
   // Functions of this file that run custom kernels, directly or through each other: called by
@@ -159,8 +163,13 @@ void PythonFile::autogradFunctions() {
     }
     if (!changed) break;
   }
-  for (const DefinitionFact* cls : classes) {
-    std::map<std::string, std::vector<std::string>> per_method;
+  // Each Function's kernel calls per pass; a Function whose passes apply another Function of this
+  // file that runs kernels (`FusedSiLU_deriv_1.apply(x)`) runs them too.
+  std::vector<std::map<std::string, std::vector<std::string>>> passes(classes.size());
+  std::map<std::string, std::string> kernel_classes;  // class name -> its first kernel call
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const DefinitionFact* cls = classes[i];
+    std::map<std::string, std::vector<std::string>>& per_method = passes[i];
     for (const auto& d : m_.definitions()) {
       if (d.kind != DefinitionFact::Kind::Function || !within(d.range, cls->range)) continue;
       if (d.name != "forward" && d.name != "backward" && d.name != "setup_context" && d.name != "jvp")
@@ -179,6 +188,37 @@ void PythonFile::autogradFunctions() {
               !why.empty() && std::find(found.begin(), found.end(), why) == found.end())
             found.push_back(why);
     }
+    for (const auto& [method, calls] : per_method)
+      if (!calls.empty() && !kernel_classes.count(cls->name)) kernel_classes[cls->name] = calls.front();
+  }
+  for (int round = 0; round < 6; ++round) {
+    bool changed = false;
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+      if (kernel_classes.count(classes[i]->name)) continue;
+      for (auto& [method, calls] : passes[i]) {
+        const DefinitionFact* pass = nullptr;
+        for (const auto& d : m_.definitions())
+          if (d.kind == DefinitionFact::Kind::Function && d.name == method &&
+              within(d.range, classes[i]->range))
+            pass = &d;
+        for (const auto& c : m_.calls()) {
+          const std::size_t dot = c.callee_written.find('.');
+          if (!pass || !within(c.range, pass->range) || dot == std::string::npos ||
+              c.callee_written.substr(dot) != ".apply")
+            continue;
+          const auto other = kernel_classes.find(c.callee_written.substr(0, dot));
+          if (other == kernel_classes.end()) continue;
+          calls.push_back(c.callee_written + "() -> " + other->second);
+          kernel_classes[classes[i]->name] = calls.back();
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    const DefinitionFact* cls = classes[i];
+    std::map<std::string, std::vector<std::string>>& per_method = passes[i];
     std::vector<std::string> all;
     for (const auto& [method, calls] : per_method)
       for (const auto& c : calls) all.push_back(method + ": " + c);

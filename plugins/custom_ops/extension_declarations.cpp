@@ -83,7 +83,25 @@ void declaredExtensions(const std::string& path, std::string_view text,
   });
   const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?[fFrR]?["']([\w.]+)["'])",
                   bytePattern());
-  forEachMatch(build, text, [&](const auto& m) { out.emplace(str(m[1]), path); });
+  // A build script in a sub-folder built in place (`cd bundlesdf/mycuda && pip install -e .`)
+  // leaves the module beside it: `CUDAExtension("common", …)` there is also imported as
+  // `bundlesdf.mycuda.common`, or as `mycuda.common` with the parent folder on the path.
+  std::vector<std::string> packages;  // `a.b.c`, `b.c`, `c` for a script in a/b/c/
+  if (const std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
+    std::string folder = path.substr(0, slash);
+    std::replace(folder.begin(), folder.end(), '/', '.');
+    for (std::size_t from = 0; from != std::string::npos;) {
+      packages.push_back(folder.substr(from));
+      const std::size_t dot = folder.find('.', from);
+      from = dot == std::string::npos ? dot : dot + 1;
+    }
+  }
+  forEachMatch(build, text, [&](const auto& m) {
+    const std::string name = str(m[1]);
+    out.emplace(name, path);
+    if (name.find('.') == std::string::npos)
+      for (const auto& package : packages) out.emplace(package + "." + name, path);
+  });
   declaredThroughHelpers(path, text, out);
 }
 

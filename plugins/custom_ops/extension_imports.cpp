@@ -134,9 +134,9 @@ void PythonFile::extensionBuilds() {
 
 /// `ext_module = ext_loader.load_ext("_ext", [...])`, `m = importlib.import_module("foo_cuda")`:
 /// a name bound to a compiled extension loaded by its module name.
-bool PythonFile::loadsExtensionByName(const CallFact& c) {
+bool PythonFile::loadsExtensionByName(const CallFact& c) const {
   if (c.assigned_to.empty()) return false;
-  if (!hubKernel(c).empty()) return true;
+  if (!hubKernel(c).empty() || projectBuilderLoad(c)) return true;
   // A loader by its name (`load_ext`, `import_module`, `_load_cuda_ext`), not `info.get("force_cuda")`.
   const std::string fn = lower(lastPart(c.callee_written));
   if (fn.find("load") == std::string::npos && fn.find("import") == std::string::npos) return false;
@@ -150,6 +150,26 @@ bool PythonFile::loadsExtensionByName(const CallFact& c) {
   if (c.args.empty()) return false;
   const auto& a = c.args.front();
   return a.index == 0 && a.kind == sdk::ValueKind::String && looksLikeExtensionModule(a.text);
+}
+
+/// `transformer_cuda_module = TransformerBuilder().load()` (also `.jit_load()`): a DeepSpeed-style op
+/// builder, a class named `*Builder` of the project's own modules or of this file, compiles its CUDA
+/// sources when load() runs and hands out the compiled module. DeepSpeed's own builders are not
+/// meant: its accelerator picks the builder, and it has an NPU one.
+bool PythonFile::projectBuilderLoad(const CallFact& c) const {
+  // The receiver is a call (`X().load`), so the callee is no name chain.
+  if (!c.callee_written.empty() || (c.method != "load" && c.method != "jit_load")) return false;
+  for (const auto& b : m_.calls()) {
+    if (b.result_use != sdk::ResultUse::Attribute || b.result_attribute != c.method ||
+        b.range.start_byte != c.range.start_byte || b.range.end_byte >= c.range.end_byte)
+      continue;
+    const std::string cls = lastPart(b.callee_written);
+    if (!endsWith(cls, "Builder") || startsWith(b.callee_resolved, "deepspeed.")) continue;
+    if (!b.callee_resolved.empty() && m_.isProjectModule(b.callee_resolved)) return true;
+    for (const auto& d : m_.definitions())
+      if (d.kind == DefinitionFact::Kind::Class && d.name == cls) return true;
+  }
+  return false;
 }
 
 /// `kernel = get_kernel("kernels-community/activation")` (Hugging Face's `kernels` hub, also through

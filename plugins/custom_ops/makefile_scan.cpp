@@ -15,17 +15,12 @@
 #include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "native_scan.hpp"
+#include "plugin_support/shell_text.hpp"
 
 namespace custom_ops {
 namespace {
 
 constexpr const char* kMakefileCuda = "OPS-040";
-
-bool isMakefile(const std::string& path) {
-  const std::size_t slash = path.rfind('/');
-  const std::string name = path.substr(slash == std::string::npos ? 0 : slash + 1);
-  return name == "Makefile" || name == "makefile" || name == "GNUmakefile" || endsWith(name, ".mk");
-}
 
 /// What makes `code` (a line without its comment) a CUDA build line, or "". `flag_lists` holds the
 /// nvcc flag and .cu source variables assigned on earlier lines: the first assignment stands for
@@ -117,7 +112,7 @@ void scanMakefile(const std::string& path, const std::string& text, const Rules&
 void analyzeMakefiles(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
                       sdk::FindingSink& sink) {
   for (const sdk::FileEntry& f : workspace.files()) {
-    if (!isMakefile(f.path) || inSkippedDir(f.path, options.skip_dirs)) continue;
+    if (!plugin_support::isMakefile(f.path) || inSkippedDir(f.path, options.skip_dirs)) continue;
     const auto text = workspace.read(f.path);
     if (!text ||
         (text->find(".cu") == std::string::npos && text->find("-l") == std::string::npos &&

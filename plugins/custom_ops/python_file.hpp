@@ -56,7 +56,9 @@ class PythonFile {
   static bool mentionsCudaSource(std::string_view text);
   bool fileHasCudaSourceString() const;
   void extensionBuilds();
-  static bool loadsExtensionByName(const CallFact& c);
+  bool loadsExtensionByName(const CallFact& c) const;
+  /// `ops = TransformerBuilder().load()`: an op builder of the project JIT-builds its kernels.
+  bool projectBuilderLoad(const CallFact& c) const;
   /// The hub repository of a kernel `get_kernel("org/name")` downloads, or "" (extension_imports.cpp).
   static std::string hubKernel(const CallFact& c);
   void extensionImports();

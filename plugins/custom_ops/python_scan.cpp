@@ -192,6 +192,13 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
           extension_providers_.emplace(d.name, built.empty() ? d.name : built);
     if (loadsExtensionByName(c)) extension_names_.insert(c.assigned_to);
   }
+  // `cuda_module = transformer_cuda_module` (in a function too): one more name for an extension.
+  if (!extension_names_.empty()) {
+    static const RE2 kAlias(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*(\w+)[ \t]*(?:#.*)?$)", bytePattern());
+    plugin_support::forEachMatch(kAlias, m.source(), [&](const auto& g) {
+      if (extension_names_.count(str(g[2]))) extension_names_.insert(str(g[1]));
+    });
+  }
   // `OP = torch.ops.wkv7`: a name for the op namespace a load() of this file builds.
   if (!op_namespaces_.empty()) {
     static const RE2 kBinding(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*(torch\.ops\.(\w+))[ \t]*(?:#.*)?$)",

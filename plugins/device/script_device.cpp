@@ -1,4 +1,4 @@
-// The device layer in shell launch scripts (*.sh, *.bash): CUDA runtime variables set or read
+// The device layer in shell launch scripts (*.sh, *.bash, Makefiles): CUDA runtime variables set or read
 // there (DEV-037, DEV-038, DEV-039, DEV-053, the rules that report them in Python strings; the
 // first three renamed to the NPU runtime's names, as their rules' fixes do in Python), and
 // torch.cuda queries of inline Python (`GPUS=$(python -c 'import torch;
@@ -132,7 +132,8 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
 
 void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, FindingSink& sink) {
   for (const FileEntry& file : workspace.files()) {
-    if (file.language != Language::Shell) continue;
+    // A Makefile's recipes are shell lines too (`CUDA_VISIBLE_DEVICES= python train.py`).
+    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path)) continue;
     const auto text = workspace.read(file.path);
     if (!text ||
         (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&

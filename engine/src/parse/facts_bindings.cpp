@@ -104,6 +104,19 @@ void FactExtractor::onAssignment(TSNode n) {
   }
   // `x = None` gives x no attribute to call: what `x.f()` reaches is one of its other values.
   if (is(right, sym_.none_)) return;
+  // `torch = importlib.import_module("torch")`: the name is bound as `import torch` binds it.
+  if (is(right, sym_.call) && chainText(child(right, f_function_)) == "importlib.import_module") {
+    const TSNode args = child(right, f_arguments_);
+    const TSNode first = ts_node_is_null(args) ? args : ts_node_named_child(args, 0);
+    bool fstring = false;
+    const std::string module =
+        !ts_node_is_null(first) && is(first, sym_.string) ? stringValue(first, fstring) : std::string();
+    if (!module.empty() && !fstring && module.front() != '.' &&
+        module.find_first_of(" {}") == std::string::npos) {
+      bindings_.bindImport(std::string(text(left)), module);
+      return;
+    }
+  }
   std::string chain;
   if (is(right, sym_.identifier) || is(right, sym_.attribute)) chain = chainText(right);
   bindings_.noteAssignment(text(left), chain, !chain.empty() && inExceptHandler());

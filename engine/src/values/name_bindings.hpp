@@ -1,9 +1,10 @@
 #pragma once
 /// What the names of one module are bound to, as qualified names: the first room of the values
 /// layer (docs/architecture.md, "Analysis layers"). Imports bind at any depth (functions,
-/// methods, `try`/`if` blocks); a plain alias `name = a.b.c` binds `name` to whatever `a.b.c`
-/// resolves to, so a rule written for `torch.library.custom_op` also matches
-/// `custom_op = torch.library.custom_op` … `@custom_op(…)`.
+/// methods, `try`/`if` blocks), and `torch = importlib.import_module("torch")` binds as `import
+/// torch` does; a plain alias `name = a.b.c` binds `name` to whatever `a.b.c` resolves to, so a rule
+/// written for `torch.library.custom_op` also matches `custom_op = torch.library.custom_op` …
+/// `@custom_op(…)`.
 
 #include <cstdint>
 #include <string>

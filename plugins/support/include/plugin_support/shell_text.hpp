@@ -9,6 +9,15 @@
 
 namespace plugin_support {
 
+/// A Makefile by its name (`Makefile`, `makefile`, `GNUmakefile`, `*.mk`): its recipes are shell
+/// lines.
+inline bool isMakefile(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view name = path.substr(slash == std::string_view::npos ? 0 : slash + 1);
+  return name == "Makefile" || name == "makefile" || name == "GNUmakefile" ||
+         (name.size() > 3 && name.substr(name.size() - 3) == ".mk");
+}
+
 /// Length of the part of `line` before a comment: a '#' at the start or after white space,
 /// outside quotes.
 inline std::size_t shellCodeLength(std::string_view line) {
