@@ -166,6 +166,9 @@ void PythonFile::autogradFunctions() {
   // Each Function's kernel calls per pass; a Function whose passes apply another Function of this
   // file that runs kernels (`FusedSiLU_deriv_1.apply(x)`) runs them too.
   std::vector<std::map<std::string, std::vector<std::string>>> passes(classes.size());
+  // Per Function, per pass: the `Other.apply(…)` calls (as written) and the class each applies.
+  std::vector<std::map<std::string, std::vector<std::pair<std::string, std::string>>>> applies(
+      classes.size());
   std::map<std::string, std::string> kernel_classes;  // class name -> its first kernel call
   for (std::size_t i = 0; i < classes.size(); ++i) {
     const DefinitionFact* cls = classes[i];
@@ -181,6 +184,9 @@ void PythonFile::autogradFunctions() {
         if (const std::string own = ownFunction(c); why.empty() && runs.count(own))
           why = c.callee_written + "() -> " + runs.at(own);
         if (!why.empty() && std::find(found.begin(), found.end(), why) == found.end()) found.push_back(why);
+        if (const std::size_t dot = c.callee_written.find('.');
+            dot != std::string::npos && c.callee_written.substr(dot) == ".apply")
+          applies[i][d.name].emplace_back(c.callee_written, c.callee_written.substr(0, dot));
       }
       for (const auto& a : value_reads_)
         if (within(a.range, d.range))
@@ -195,24 +201,14 @@ void PythonFile::autogradFunctions() {
     bool changed = false;
     for (std::size_t i = 0; i < classes.size(); ++i) {
       if (kernel_classes.count(classes[i]->name)) continue;
-      for (auto& [method, calls] : passes[i]) {
-        const DefinitionFact* pass = nullptr;
-        for (const auto& d : m_.definitions())
-          if (d.kind == DefinitionFact::Kind::Function && d.name == method &&
-              within(d.range, classes[i]->range))
-            pass = &d;
-        for (const auto& c : m_.calls()) {
-          const std::size_t dot = c.callee_written.find('.');
-          if (!pass || !within(c.range, pass->range) || dot == std::string::npos ||
-              c.callee_written.substr(dot) != ".apply")
-            continue;
-          const auto other = kernel_classes.find(c.callee_written.substr(0, dot));
+      for (const auto& [method, calls] : applies[i])
+        for (const auto& [written, applied] : calls) {
+          const auto other = kernel_classes.find(applied);
           if (other == kernel_classes.end()) continue;
-          calls.push_back(c.callee_written + "() -> " + other->second);
-          kernel_classes[classes[i]->name] = calls.back();
+          passes[i][method].push_back(written + "() -> " + other->second);
+          kernel_classes[classes[i]->name] = passes[i][method].back();
           changed = true;
         }
-      }
     }
     if (!changed) break;
   }
