@@ -81,8 +81,30 @@ void declaredExtensions(const std::string& path, std::string_view text,
     builders.push_back('|');
     builders.append(m[1].data(), m[1].size());
   });
-  const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?[fFrR]?["']([\w.]+)["'])",
+  const RE2 build(R"(\b(?:)" + builders + R"()\s*\(\s*(?:name\s*=\s*)?([fF])?[rR]?["']([\w.{}]+)["'])",
                   bytePattern());
+  // Module-level string constants an f-string name may hold (`library_name = "texture_baker"`).
+  static const RE2 kConstant(R"((?m)^([A-Za-z_]\w*)[ \t]*=[ \t]*["']([\w.]+)["'][ \t]*$)", bytePattern());
+  std::map<std::string, std::string> constants;
+  forEachMatch(kConstant, text, [&](const auto& m) { constants.emplace(str(m[1]), str(m[2])); });
+  // `{library_name}._C` with the constants substituted; "" when a hole is no constant.
+  auto substituted = [&](const std::string& name) {
+    std::string whole;
+    for (std::size_t i = 0; i < name.size();) {
+      if (name[i] == '}') return std::string();
+      if (name[i] != '{') {
+        whole.push_back(name[i++]);
+        continue;
+      }
+      const std::size_t close = name.find('}', i);
+      if (close == std::string::npos) return std::string();
+      const auto it = constants.find(name.substr(i + 1, close - i - 1));
+      if (it == constants.end()) return std::string();
+      whole += it->second;
+      i = close + 1;
+    }
+    return whole;
+  };
   // A build script in a sub-folder built in place (`cd bundlesdf/mycuda && pip install -e .`)
   // leaves the module beside it: `CUDAExtension("common", …)` there is also imported as
   // `bundlesdf.mycuda.common`, or as `mycuda.common` with the parent folder on the path.
@@ -97,10 +119,16 @@ void declaredExtensions(const std::string& path, std::string_view text,
     }
   }
   forEachMatch(build, text, [&](const auto& m) {
-    const std::string name = str(m[1]);
+    const std::string written = str(m[2]);
+    const bool holes = written.find_first_of("{}") != std::string::npos;
+    if (holes && m[1].empty()) return;  // braces in a plain string name no module
+    const std::string name = holes ? substituted(written) : written;
+    if (name.empty()) return;
     out.emplace(name, path);
     if (name.find('.') == std::string::npos)
       for (const auto& package : packages) out.emplace(package + "." + name, path);
+    else if (!packages.empty())
+      out.emplace(std::string(kPackageDeclared) + name.substr(0, name.find('.')), path);
   });
   declaredThroughHelpers(path, text, out);
 }

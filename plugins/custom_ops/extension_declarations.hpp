@@ -20,9 +20,16 @@ std::string dottedName(std::string path, bool& package);
 /// the name; it is compiled CUDA only where a CMake file of the repository builds CUDA.
 inline constexpr std::string_view kCMakeDeclared = "cmake:";
 
+/// The package of an extension a build script in a sub-folder declares (`CUDAExtension("pkg._C")` in
+/// `pkg_src/setup.py`) is declared as this prefix plus the package: a package installed from that
+/// folder (`pip install ./pkg_src`) whose imports load the compiled module.
+inline constexpr std::string_view kPackageDeclared = "package:";
+
 /// The modules `text` (the file at `path`) declares, each with that path:
-/// - `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`, also through a name bound to the class
-///   and through module-level helpers that build CUDAExtensions (`make_cuda_ext(name=…, module=…)`);
+/// - `CUDAExtension(name="x", …)` / `CUDAExtension("x", …)`, also through a name bound to the class,
+///   an f-string of module-level string constants (`f"{library_name}._C"`) and module-level helpers
+///   that build CUDAExtensions (`make_cuda_ext(name=…, module=…)`); in a sub-folder's script also
+///   the folder's packages plus the name, and kPackageDeclared + the package of a dotted name;
 /// - `PCCMExtension(cus, "spconv/core_cc", …)`: the package and every module under it;
 /// - a module-level name bound to a JIT build (`_backend = load(…)`), as `module.name`;
 /// - `CMakeExtension("bmtrain.C")` of the script's own Extension subclass, as kCMakeDeclared + name.

@@ -392,8 +392,28 @@ class Glue {
     if (it != looks_like_extension_.end()) return it->second;
     return looks_like_extension_.emplace(module, looksLikeExtensionModule(module)).first->second;
   }
+  /// The packages sub-folder build scripts compile an extension into (kPackageDeclared), with the
+  /// script; a package that is a module of the repository is its own source, not an installed copy.
+  void setInstalledPackages(std::map<std::string, std::string> packages) {
+    for (auto& [name, script] : packages)
+      if (!by_module_.count(name)) installed_.emplace(name, std::move(script));
+  }
+  /// The installed package `imp` loads (`from texture_baker import TextureBaker`, whose package
+  /// imports its compiled `_C`), or "": not for the files of the package's own folder.
+  std::string installedPackage(const PyFile& f, const Import& imp) const {
+    if (imp.star) return {};
+    const auto it = installed_.find(imp.module.substr(0, imp.module.find('.')));
+    if (it == installed_.end()) return {};
+    const std::string folder = it->second.substr(0, it->second.rfind('/') + 1);
+    return startsWith(f.path, folder) ? std::string() : it->first;
+  }
+  const std::string& installedFrom(const std::string& package) const { return installed_.at(package); }
+
   /// True when some file imports a compiled extension: only then is there glue to follow.
   bool anyExtensionImport() const {
+    for (const PyFile& f : files_)
+      for (const Import& imp : f.imports)
+        if (!installedPackage(f, imp).empty()) return true;
     for (const PyFile& f : files_)
       for (const Import& imp : f.imports)
         if (!imp.star &&
@@ -537,6 +557,7 @@ class Glue {
 
   std::vector<PyFile>& files_;
   std::map<std::string, std::string> declared_;
+  std::map<std::string, std::string> installed_;  ///< installed package → its build script
   std::map<std::string, std::size_t> by_module_;
   /// looksLikeExtension's answers (the pass runs on one thread).
   mutable std::unordered_map<std::string, bool> looks_like_extension_;
@@ -603,8 +624,9 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
   const bool npu_path = !options.include_npu_paths &&
                         (inNpuDir(f.path) || npuSpecificFile(f.path) || inOtherVendorBackend(f.path));
   const auto classes = npu_path ? decltype(gluedFunctions(glue, f)){} : gluedFunctions(glue, f);
-  const bool imports = std::any_of(f.imports.begin(), f.imports.end(),
-                                   [&](const Import& imp) { return !declaredModule(glue, imp).empty(); });
+  const bool imports = std::any_of(f.imports.begin(), f.imports.end(), [&](const Import& imp) {
+    return !declaredModule(glue, imp).empty() || !glue.installedPackage(f, imp).empty();
+  });
   if (classes.empty() && !imports) return;
   auto read = workspace.read(f.path);
   if (!read) return;
@@ -615,6 +637,19 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
     return index.range(static_cast<std::uint32_t>(l.begin + l.indent),
                        static_cast<std::uint32_t>(l.begin + l.indent + l.text.size()));
   };
+  // Imports of a package a sub-folder's script compiles an extension into: its Python API (the
+  // calls through it are the package's own, not the extension's, so they are not followed).
+  for (const Import& imp : f.imports) {
+    const std::string package = glue.installedPackage(f, imp);
+    if (package.empty() || !declaredModule(glue, imp).empty() || imp.line >= t.lines.size()) continue;
+    const std::string what = package + " (the package " + glue.installedFrom(package) + " compiles it into)";
+    auto f1 = rules.make(kExtensionImport, f.path, lineRange(imp.line), package, package, {{"value", what}});
+    if (f1) {
+      f1->details = {
+          {"module", package}, {"bound_as", imp.bound}, {"declared_in", glue.installedFrom(package)}};
+      sink.report(std::move(*f1));
+    }
+  }
   // Imports of, and calls into, extension modules only a build script names.
   for (const Import& imp : f.imports) {
     const std::string module = declaredModule(glue, imp);
@@ -748,8 +783,14 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
     if (cmake.any) declared.emplace(it->first.substr(kCMakeDeclared.size()), it->second);
     it = declared.erase(it);
   }
+  std::map<std::string, std::string> installed;
+  for (auto it = declared.lower_bound(std::string(kPackageDeclared));
+       it != declared.end() && startsWith(it->first, std::string(kPackageDeclared));) {
+    installed.emplace(it->first.substr(kPackageDeclared.size()), it->second);
+    it = declared.erase(it);
+  }
   // Most repositories have no compiled extension: stop before reading the files closely.
-  if (!candidate && declared.empty() && cmake.modules.empty()) return rememberFresh();
+  if (!candidate && declared.empty() && installed.empty() && cmake.modules.empty()) return rememberFresh();
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (summarised[i]) continue;
     if (auto text = workspace.read(files[i].path)) {
@@ -768,6 +809,7 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
       if (built != cmake.modules.end()) declared.emplace(target, built->second);
     }
   Glue glue(files, declared);
+  glue.setInstalledPackages(std::move(installed));
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
   glue.propagate();
   for (const PyFile& f : files) report(workspace, glue, f, rules, options, sink);

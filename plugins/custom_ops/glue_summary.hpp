@@ -80,7 +80,7 @@ struct Scan {
 };
 
 /// The memo's kind (WorkspaceView::remember); bump it when the encoding changes.
-inline constexpr const char* kMemoKind = "extension-glue/3";
+inline constexpr const char* kMemoKind = "extension-glue/4";
 
 /// A file's memo: its scan and, when `summarised`, the summary parse() took of it (imports,
 /// functions and autograd classes of `file`; its path and module name are not in the memo).

@@ -377,6 +377,8 @@ class DepsPlugin final : public Plugin {
     if (cuda.empty() && d.conda) cuda = deps::cudaTag(d.req.marker);
     if (cuda.empty() && !d.req.extras.empty() && lower(d.req.extras).find("cuda") != std::string::npos)
       cuda = deps::cudaTag(d.req.extras);
+    // A `gpu` extra is the package's NVIDIA profile (`rembg[gpu]` pulls onnxruntime-gpu).
+    if (cuda.empty() && deps::hasGpuExtra(d.req.extras)) cuda = "the gpu extra";
 
     std::map<std::string, std::string> details{
         {"package", package},

@@ -513,6 +513,16 @@ std::string cudaTag(std::string_view text) {
   return s.substr(at, e - at);
 }
 
+bool hasGpuExtra(std::string_view extras) {
+  std::size_t b = 0;
+  while (b <= extras.size()) {
+    const std::size_t e = std::min(extras.find(',', b), extras.size());
+    if (lower(trim(extras.substr(b, e - b))) == "gpu") return true;
+    b = e + 1;
+  }
+  return false;
+}
+
 bool isCudaIndex(std::string_view url) {
   const std::string u = lower(url);
   if (u.find("nvidia.com") != std::string::npos) return true;

@@ -51,6 +51,10 @@ std::optional<std::string> exactPin(std::string_view spec, SpecDialect dialect);
 /// ("+cu121", "/whl/cu121", "cuda11.8" → "cuda11.8"); empty when none.
 std::string cudaTag(std::string_view text);
 
+/// True when a comma-separated extras list has the extra `gpu` ("gpu,cli"): a package's NVIDIA
+/// install profile.
+bool hasGpuExtra(std::string_view extras);
+
 /// True for a package index, find-links page or conda channel that serves CUDA builds
 /// (download.pytorch.org/whl/cu121, pypi.nvidia.com, data.pyg.org/…+cu121.html, channel "nvidia").
 bool isCudaIndex(std::string_view url);

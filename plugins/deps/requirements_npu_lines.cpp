@@ -25,14 +25,15 @@ void addActive(SectionLines& out, Written& written, const std::string& line) {
   }
 }
 
-/// Extras without the CUDA ones ("cuda12,foo" → "foo").
+/// Extras without the CUDA ones ("cuda12,gpu,foo" → "foo").
 std::string withoutCudaExtras(const std::string& extras) {
   std::string out;
   std::size_t b = 0;
   while (b <= extras.size()) {
     const std::size_t e = std::min(extras.find(',', b), extras.size());
     const std::string item = extras.substr(b, e - b);
-    if (!item.empty() && cudaTag(item).empty() && item.find("cuda") == std::string::npos)
+    if (!item.empty() && cudaTag(item).empty() && item.find("cuda") == std::string::npos &&
+        !hasGpuExtra(item))
       out += (out.empty() ? "" : ",") + item;
     b = e + 1;
   }

@@ -233,6 +233,7 @@ TEST_F(RequirementsNpuTest, HandWrittenRequirementsKeepMarkersAndExtrasAndReplac
        "triton==2.1.0\n"
        "mystery-package==1.0\n"
        "jax[cuda12]>=0.4\n"
+       "rembg[gpu,cli]==2.0.57\n"
        "torch-scatter @ "
        "https://data.pyg.org/whl/torch-2.1.0%2Bcu118/torch_scatter-2.1.2-cp310-cp310-linux_x86_64.whl\n"
        "-e git+https://github.com/example/thing.git#egg=thing\n"
@@ -279,6 +280,9 @@ TEST_F(RequirementsNpuTest, HandWrittenRequirementsKeepMarkersAndExtrasAndReplac
   ASSERT_NE(e.requirement("jax"), nullptr);
   EXPECT_EQ(e.requirement("jax")->extras, "");
   EXPECT_EQ(e.requirement("jax")->specifier, ">=0.4");
+  ASSERT_NE(e.requirement("rembg"), nullptr) << "the gpu extra is the NVIDIA profile:\n" << e.text;
+  EXPECT_EQ(e.requirement("rembg")->extras, "cli");
+  EXPECT_EQ(e.requirement("rembg")->specifier, "==2.0.57");
   ASSERT_NE(e.requirement("torch-scatter"), nullptr);
   EXPECT_EQ(e.requirement("torch-scatter")->url, "");
   // An editable VCS requirement stays editable.
