@@ -2,11 +2,13 @@
 // placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
 // is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp,
 // lightning_auto_accelerator.hpp, ray_gpu_bundles.hpp, integer_device_assignments.hpp,
-// script_device.hpp (shell launch scripts) and config_device.hpp (YAML configuration files).
+// device_parameter_calls.hpp (across files), script_device.hpp (shell launch scripts) and
+// config_device.hpp (YAML configuration files).
 // See README.md for one entry per rule id.
 
 #include "config_device.hpp"
 #include "device_embedded_rules.hpp"
+#include "device_parameter_calls.hpp"
 #include "device_string_asserts.hpp"
 #include "integer_device_assignments.hpp"
 #include "lightning_auto_accelerator.hpp"
@@ -21,7 +23,8 @@ using namespace migrate::sdk;
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
-    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069..071, DEV-076, DEV-077
+    "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069..071, DEV-076, DEV-077,
+                                    // DEV-088
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
@@ -49,6 +52,7 @@ class DevicePlugin final : public Plugin {
     lightning_auto_accelerator_ = &context.requireRule("DEV-060");
     ray_gpu_bundle_ = &context.requireRule("DEV-069");
     integer_device_ = &context.requireRule("DEV-076");
+    device_parameter_ = context.rule("DEV-088");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
                 context.rule("DEV-053"), context.rule("DEV-001"), context.rule("DEV-079"),
                 context.rule("DEV-023"), context.rule("DEV-040")};
@@ -64,8 +68,11 @@ class DevicePlugin final : public Plugin {
     if (integer_device_) device::checkIntegerDeviceAssignments(module, *integer_device_, sink);
   }
 
-  /// Shell launch scripts (script_device.hpp) and YAML configuration files (config_device.hpp).
+  /// Rank-like arguments of the repository's functions' `device` parameter
+  /// (device_parameter_calls.hpp), shell launch scripts (script_device.hpp) and YAML configuration
+  /// files (config_device.hpp).
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
+    if (device_parameter_) device::checkDeviceParameterCalls(workspace, *device_parameter_, sink);
     device::checkScripts(workspace, scripts_, sink);
     device::checkConfigFiles(workspace, configs_, sink);
   }
@@ -75,6 +82,7 @@ class DevicePlugin final : public Plugin {
   const RuleInfo* lightning_auto_accelerator_ = nullptr;  ///< DEV-060, set by configure()
   const RuleInfo* ray_gpu_bundle_ = nullptr;              ///< DEV-069, set by configure()
   const RuleInfo* integer_device_ = nullptr;              ///< DEV-076, set by configure()
+  const RuleInfo* device_parameter_ = nullptr;            ///< DEV-088, set by configure(); null when disabled
   device::ScriptRules scripts_;                           ///< set by configure(); disabled rules are null
   device::ConfigRules configs_;                           ///< set by configure(); disabled rules are null
 };
