@@ -26,24 +26,7 @@ constexpr const char* kNvccRun = "OPS-034";
 constexpr const char* kCudaSources = "OPS-035";
 constexpr const char* kExtensionCall = "OPS-038";
 
-/// Where the string literal opening at `i` ends: its last closing quote; for an unterminated
-/// one-line string, its line's end when `stop_at_line_end`, else the end of `s`.
-std::size_t stringEnd(std::string_view s, std::size_t i, bool stop_at_line_end) {
-  const char quote = s[i];
-  const bool triple = i + 2 < s.size() && s[i + 1] == quote && s[i + 2] == quote;
-  for (i += triple ? 3 : 1; i < s.size(); ++i) {
-    if (s[i] == '\\') {
-      ++i;
-      continue;
-    }
-    if (stop_at_line_end && !triple && s[i] == '\n') break;
-    if (s[i] == quote && (!triple || (i + 2 < s.size() && s[i + 1] == quote && s[i + 2] == quote))) {
-      if (triple) i += 2;
-      break;
-    }
-  }
-  return i;
-}
+using plugin_support::stringEnd;
 
 /// Statements (logical lines) of Python source as byte ranges [first non-blank, end of line):
 /// brackets, strings (triple-quoted too), comments and backslash continuations respected.
@@ -653,19 +636,5 @@ void PythonFile::extensionCalls() {
 }
 
 }  // namespace python
-
-std::size_t closingBracket(std::string_view s, std::size_t open) {
-  int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '"' || c == '\'') {
-      i = python::stringEnd(s, i, false);
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
-  }
-  return s.size();
-}
 
 }  // namespace custom_ops

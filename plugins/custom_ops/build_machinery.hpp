@@ -4,12 +4,11 @@
 /// in PythonFile (build_machinery.cpp).
 
 #include "common.hpp"
+#include "plugin_support/python_text.hpp"
 
 namespace custom_ops {
 
-/// Offset of the bracket that closes the one at `open` in Python source (string literals skipped,
-/// any bracket kind nesting); `s.size()` when it is never closed.
-std::size_t closingBracket(std::string_view s, std::size_t open);
+using plugin_support::closingBracket;
 
 /// Reports the [submodule] sections of every .gitmodules that bring a CUDA-only library.
 void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);

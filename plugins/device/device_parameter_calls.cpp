@@ -10,11 +10,14 @@
 
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/python_text.hpp"
 
 namespace device {
 namespace {
 
 using namespace migrate::sdk;
+using plugin_support::closingBracket;
+using plugin_support::stringEnd;
 
 /// The memo's kind (WorkspaceView::remember); bump it when the encoding changes.
 constexpr std::string_view kMemoKind = "device-parameter-calls/1";
@@ -45,33 +48,6 @@ bool space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\';
 }
 
-/// The bracket closing the one at `open`, over strings and comments; npos when there is none.
-std::size_t closingBracket(std::string_view t, std::size_t open) {
-  int depth = 0;
-  char quote = 0;
-  for (std::size_t i = open; i < t.size(); ++i) {
-    const char c = t[i];
-    if (quote) {
-      if (c == '\\')
-        ++i;
-      else if (c == quote)
-        quote = 0;
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '#') {
-      i = t.find('\n', i);
-      if (i == std::string_view::npos) return i;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if ((c == ')' || c == ']' || c == '}') && --depth == 0) {
-      return i;
-    }
-  }
-  return std::string_view::npos;
-}
-
 /// The top-level comma-separated items between the brackets at `open` and `close`, trimmed, as
 /// [begin, end) byte ranges (an empty list for `()`; a trailing comma adds no item).
 std::vector<std::pair<std::size_t, std::size_t>> items(std::string_view t, std::size_t open,
@@ -86,8 +62,8 @@ std::vector<std::pair<std::size_t, std::size_t>> items(std::string_view t, std::
   for (std::size_t i = open + 1; i < close; ++i) {
     const char c = t[i];
     if (c == '(' || c == '[' || c == '{' || c == '"' || c == '\'') {
-      const std::size_t end = c == '"' || c == '\'' ? t.find(c, i + 1) : closingBracket(t, i);
-      if (end == std::string_view::npos || end >= close) return out;
+      const std::size_t end = c == '"' || c == '\'' ? stringEnd(t, i, false) : closingBracket(t, i);
+      if (end >= close) return out;
       i = end;
     } else if (c == ',') {
       add(from, i);
@@ -115,7 +91,7 @@ void readSignatures(std::string_view t, Summary& s) {
   plugin_support::forEachMatch(kDef, t, [&](const auto& m) {
     const std::size_t open = static_cast<std::size_t>(m[0].data() - t.data()) + m[0].size() - 1;
     const std::size_t close = closingBracket(t, open);
-    if (close == std::string_view::npos) return;
+    if (close >= t.size()) return;
     int index = 0;
     for (const auto& [b, e] : items(t, open, close)) {
       const std::string_view param = t.substr(b, e - b);
@@ -147,8 +123,8 @@ void readRankArguments(std::string_view t, Summary& s) {
     if (before == 0 || (t[before - 1] != '(' && t[before - 1] != ',')) return;
     if (after >= t.size() || (t[after] != ',' && t[after] != ')')) return;
     const std::size_t line = t.rfind('\n', b);
-    if (t.substr(line == std::string_view::npos ? 0 : line, b - (line == std::string_view::npos ? 0 : line))
-            .find('#') != std::string_view::npos)
+    const std::size_t line_start = line == std::string_view::npos ? 0 : line;
+    if (t.substr(line_start, b - line_start).find('#') != std::string_view::npos)
       return;  // a comment (or a string holding '#': rare enough to miss)
     // The enclosing open bracket: a call's parenthesis, not a list, tuple display or subscript.
     std::size_t open = std::string_view::npos;
@@ -179,7 +155,7 @@ void readRankArguments(std::string_view t, Summary& s) {
     const std::string_view word = t.substr(word_begin, word_end - word_begin);
     if (word == "def" || word == "class") return;  // a signature's parameter
     const std::size_t close = closingBracket(t, open);
-    if (close == std::string_view::npos) return;
+    if (close >= t.size()) return;
     int index = 0;
     for (const auto& [ib, ie] : items(t, open, close)) {
       if (ib == b) {

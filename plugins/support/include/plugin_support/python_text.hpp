@@ -1,0 +1,46 @@
+#pragma once
+// Python source read as text, for the passes that scan files without the parsed module (the
+// repository passes of custom_ops and device): where a string literal ends, and which bracket
+// closes an open one.
+
+#include <cstddef>
+#include <string_view>
+
+namespace plugin_support {
+
+/// Where the string literal opening at `i` ends: its last closing quote; for an unterminated
+/// one-line string, its line's end when `stop_at_line_end`, else the end of `s`.
+inline std::size_t stringEnd(std::string_view s, std::size_t i, bool stop_at_line_end) {
+  const char quote = s[i];
+  const bool triple = i + 2 < s.size() && s[i + 1] == quote && s[i + 2] == quote;
+  for (i += triple ? 3 : 1; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (stop_at_line_end && !triple && s[i] == '\n') break;
+    if (s[i] == quote && (!triple || (i + 2 < s.size() && s[i + 1] == quote && s[i + 2] == quote))) {
+      if (triple) i += 2;
+      break;
+    }
+  }
+  return i;
+}
+
+/// Offset of the bracket that closes the one at `open` in Python source (string literals skipped,
+/// any bracket kind nesting); `s.size()` when it is never closed.
+inline std::size_t closingBracket(std::string_view s, std::size_t open) {
+  int depth = 0;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"' || c == '\'') {
+      i = stringEnd(s, i, false);
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+  }
+  return s.size();
+}
+
+}  // namespace plugin_support
