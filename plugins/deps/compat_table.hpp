@@ -28,6 +28,9 @@ struct PackageEntry {
   /// distribution replacing it, or empty (removed).
   std::string_view npu_requirement;
   std::string_view kit_note;  ///< what the adaptation kit provides in its place, or empty
+  /// Installs and runs on an Ascend host (its CPU build): a manifest entry stays as written and is
+  /// a row of the dependency matrix, not a finding; its imports carry the findings.
+  bool host_installable = false;
 };
 
 /// A family of names (`nvidia-*`), tried in order after the exact names.

@@ -267,6 +267,9 @@ class DepsPlugin final : public Plugin {
         case deps::ManifestKind::Makefile:
           deps::readMakefile(path, *text, m);
           break;
+        case deps::ManifestKind::InstallDoc:
+          deps::readInstallDoc(path, *text, m);
+          break;
         case deps::ManifestKind::None:
           return;
       }
@@ -414,7 +417,14 @@ class DepsPlugin final : public Plugin {
         rule = kCudaBuild;
         verdict = Verdict::NeedsReplacement;
       }
-    } else if (look.known() && verdict == Verdict::NeedsReplacement) {
+    } else if (look.package && look.package->host_installable && cuda.empty()) {
+      // Installs and runs on the host (its CPU build): the line stays, a row of the matrix; the
+      // code that hands it NPU tensors changes, and its imports are reported.
+      rule = kNotInvolved;
+    } else if (look.known() && verdict == Verdict::NeedsReplacement &&
+               (cuda.empty() || !look.package || look.package->npu_requirement != "keep")) {
+      // A package the NPU host keeps (its CPU build runs) but pinned to a CUDA build is DEP-008's:
+      // the pin, not the package, is what changes.
       rule = kNeedsReplacement;
     } else if (look.known() && verdict == Verdict::Unsupported) {
       rule = kUnsupported;

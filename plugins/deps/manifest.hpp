@@ -217,6 +217,11 @@ bool isIndexVariable(const std::string& name);
 
 /// Shell scripts: pip/conda install commands, CUDA environment modules, NVIDIA apt repository steps.
 void readShellScript(const std::string& path, std::string_view text, Manifests& out);
+/// The shell code blocks of a Markdown file as one script, every other line left empty (so line
+/// numbers stay those of the file).
+std::string installDocScript(std::string_view text);
+/// Reads the shell code blocks of a Markdown installation guide as a shell script.
+void readInstallDoc(const std::string& path, std::string_view text, Manifests& out);
 
 /// setup.py, from the parsed module's facts: the strings of install_requires / setup_requires /
 /// tests_require / extras_require, directly or through module-level variables.
@@ -273,7 +278,8 @@ enum class ManifestKind {
   CogConfig,  ///< cog.yaml
   Shell,
   Makefile,
-  OtherYaml  ///< a YAML file not named like a conda environment: read as one if its text is one
+  OtherYaml,  ///< a YAML file not named like a conda environment: read as one if its text is one
+  InstallDoc  ///< README.md / INSTALL.md / docs/installation.md: its shell code blocks
 };
 ManifestKind manifestKind(std::string_view path);
 /// Whether the text of a YAML file of any name (`semantic_design.yml`) is a conda environment: a

@@ -44,9 +44,17 @@ bool isUrl(std::string_view t) {
   return false;
 }
 
+/// A directory pip installs: `.`, `./x`, `/x`, `~/x`, or a relative path such as
+/// `submodules/simple-knn` (a PEP 508 name holds no `/`, so pip reads the word as a path).
 bool isLocalPath(std::string_view t) {
-  return t == "." || t == ".." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/") ||
-         startsWith(t, "~") || startsWith(t, ".[");
+  if (t == "." || t == ".." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/") ||
+      startsWith(t, "~") || startsWith(t, ".["))
+    return true;
+  const std::string_view word = trim(t.substr(0, t.find(';')));
+  return word.find('/') != std::string_view::npos && std::isalnum(static_cast<unsigned char>(word[0])) &&
+         std::all_of(word.begin(), word.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '-' || c == '_' || c == '.';
+         });
 }
 
 bool isArchive(std::string_view t) {

@@ -210,6 +210,11 @@ ManifestKind manifestKind(std::string_view path) {
   }
   if (ext == ".sh" || ext == ".bash" || ext == ".zsh" || ext == ".slurm" || ext == ".sbatch")
     return ManifestKind::Shell;
+  // The installation guide of the project: its README, an INSTALL file, a docs page on
+  // installation or getting started (Markdown only; the shell blocks are read).
+  if (ext == ".md" && (stem == "readme" || stem.rfind("install", 0) == 0 || stem == "get_started" ||
+                       stem == "getting_started" || stem == "getting-started" || stem == "setup"))
+    return ManifestKind::InstallDoc;
   // rye writes its locks in pip's format (requirements.lock, requirements-dev.lock).
   if (ext == ".txt" || ext == ".in" || ext == ".pip" || ext == ".lock") {
     if (stem.rfind("constraint", 0) == 0) return ManifestKind::Constraints;

@@ -468,8 +468,13 @@ TEST_F(RequirementsNpuTest, NothingIsWrittenWithoutPythonDependencies) {
       {"train.py", "import torch\nimport flash_attn\nprint(torch.cuda.is_available())\n"},
       {"Dockerfile", "FROM nvidia/cuda:12.1.1-devel-ubuntu22.04\nRUN pip install torch flash-attn\n"},
       {"scripts/setup.sh", "pip install triton\n"},
+      {"INSTALL.md", "# Install\n```bash\npip install xformers==0.0.27\n```\n"},
       {"constraints.txt", "numpy<2\n"},
   }));
+  const bool from_guide = std::any_of(none.findings.begin(), none.findings.end(), [](const sdk::Finding& f) {
+    return f.file == "INSTALL.md" && f.range.line == 3;
+  });
+  EXPECT_TRUE(from_guide) << "the install guide's shell block is read";
   EXPECT_FALSE(none.findings.empty()) << "the repository has findings, none of them declarations";
   EXPECT_FALSE(none.written);
 }

@@ -96,6 +96,7 @@ int versionLess(const std::string& a, const std::string& b) {
 
 struct Row {
   std::string name, canonical, verdict, replacement, note, import_rule, npu_requirement, kit_note;
+  bool host_installable = false;
 };
 
 struct ImportRow {
@@ -131,7 +132,7 @@ int main(int argc, char** argv) {
       const YAML::Node p(item);
       checkKeys(data_file, p,
                 {"name", "verdict", "replacement", "note", "aliases", "imports", "import_rule",
-                 "npu_requirement", "kit_note", "evidence"},
+                 "npu_requirement", "kit_note", "host_installable", "evidence"},
                 "a package");
       Row r;
       r.name = scalar(data_file, p["name"], "name");
@@ -157,6 +158,16 @@ int main(int argc, char** argv) {
           fail(data_file, p["npu_requirement"],
                "npu_requirement must be 'keep' or a normalised distribution name (write '" +
                    deps::normalizeName(r.npu_requirement) + "')");
+      }
+      if (p["host_installable"]) {
+        const std::string v = scalar(data_file, p["host_installable"], "host_installable");
+        if (v != "true" && v != "false")
+          fail(data_file, p["host_installable"], "host_installable is true or false");
+        r.host_installable = v == "true";
+        if (r.host_installable && (r.npu_requirement != "keep" || !p["imports"]))
+          fail(data_file, p["host_installable"],
+               "a host-installable package keeps its line (npu_requirement: keep) and lists the imports that "
+               "carry its findings");
       }
       const auto mods = list(data_file, p["imports"], "imports");
       if (mods.empty() != r.import_rule.empty())
@@ -281,7 +292,8 @@ int main(int argc, char** argv) {
     for (const auto& r : rows)
       out << "    {" << cpp(r.name) << ", " << cpp(r.canonical) << ", " << kVerdicts.at(r.verdict) << ", "
           << cpp(r.replacement) << ", " << cpp(r.note) << ", " << cpp(r.import_rule) << ", "
-          << cpp(r.npu_requirement) << ", " << cpp(r.kit_note) << "},\n";
+          << cpp(r.npu_requirement) << ", " << cpp(r.kit_note) << ", "
+          << (r.host_installable ? "true" : "false") << "},\n";
     out << "};\n\nconstexpr PatternEntry kPatterns[] = {\n";
     for (const auto& r : patterns)
       out << "    {" << cpp(r.name) << ", " << kVerdicts.at(r.verdict) << ", " << cpp(r.replacement) << ", "
