@@ -10,20 +10,15 @@
 #include <string_view>
 
 #include "manifest.hpp"
+#include "requirement.hpp"
 
 namespace deps {
 
 namespace {
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 /// The fence a line opens or closes (``` or ~~~, three or more), or "".
 std::string_view fenceOf(std::string_view line) {
-  const std::string_view t = trimmed(line);
+  const std::string_view t = trim(line);
   if (t.size() < 3 || (t[0] != '`' && t[0] != '~')) return {};
   std::size_t n = 0;
   while (n < t.size() && t[n] == t[0]) ++n;
@@ -32,7 +27,7 @@ std::string_view fenceOf(std::string_view line) {
 
 /// Whether a fenced block's info string names a shell (or names nothing).
 bool shellInfo(std::string_view info) {
-  info = trimmed(info);
+  info = trim(info);
   const std::string_view word = info.substr(0, info.find_first_of(" \t{"));
   std::string lang;
   for (char c : word) lang += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -40,8 +35,8 @@ bool shellInfo(std::string_view info) {
          lang == "zsh" || lang == "shell-session" || lang == "shellsession";
 }
 
-}  // namespace
-
+/// The shell code blocks of a Markdown file as one script, every other line left empty (so line
+/// numbers stay those of the file).
 std::string installDocScript(std::string_view text) {
   std::string script;
   std::string_view open;  // the fence of the block we are in, "" outside one
@@ -53,13 +48,13 @@ std::string installDocScript(std::string_view text) {
     const std::string_view fence = fenceOf(line);
     if (open.empty() && !fence.empty()) {
       open = fence;
-      shell = shellInfo(trimmed(line).substr(fence.size()));
+      shell = shellInfo(trim(line).substr(fence.size()));
     } else if (!open.empty() && !fence.empty() && fence.size() >= open.size() && fence[0] == open[0] &&
-               trimmed(line).size() == fence.size()) {
+               trim(line).size() == fence.size()) {
       open = {};
     } else if (!open.empty() && shell) {
       std::string_view code = line;
-      const std::string_view t = trimmed(code);
+      const std::string_view t = trim(code);
       if (t.rfind("$ ", 0) == 0) code = t.substr(2);
       script += code;
     }
@@ -69,6 +64,8 @@ std::string installDocScript(std::string_view text) {
   }
   return script;
 }
+
+}  // namespace
 
 void readInstallDoc(const std::string& path, std::string_view text, Manifests& out) {
   readShellScript(path, installDocScript(text), out);

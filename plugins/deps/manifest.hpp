@@ -217,9 +217,6 @@ bool isIndexVariable(const std::string& name);
 
 /// Shell scripts: pip/conda install commands, CUDA environment modules, NVIDIA apt repository steps.
 void readShellScript(const std::string& path, std::string_view text, Manifests& out);
-/// The shell code blocks of a Markdown file as one script, every other line left empty (so line
-/// numbers stay those of the file).
-std::string installDocScript(std::string_view text);
 /// Reads the shell code blocks of a Markdown installation guide as a shell script.
 void readInstallDoc(const std::string& path, std::string_view text, Manifests& out);
 
