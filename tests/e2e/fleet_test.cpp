@@ -109,7 +109,7 @@ TEST_F(FleetTest, ColdNightThenUnchangedThenOneChanged) {
   EXPECT_TRUE(fs::is_directory(out() / "mirrors/beta.git"));
   EXPECT_FALSE(fs::exists(out() / "mirrors/plain.git"));
   // The report stayed in the output directory: nothing was written where the fleet ran.
-  EXPECT_FALSE(fs::exists(fs::current_path() / todaysReport()));
+  EXPECT_FALSE(fs::exists(test::reportIn(fs::current_path())));
 
   r = night();
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -396,7 +396,7 @@ TEST_F(FleetTest, TheExampleManifestRunsAndIsCachedTheSecondNight) {
   for (const json& repo : s["repos"]) {
     EXPECT_EQ(repo["status"], "succeeded") << repo;
     const fs::path dir = repo["output_dir"].get<std::string>();
-    EXPECT_TRUE(fs::exists(dir / todaysReport())) << dir;
+    EXPECT_TRUE(fs::exists(test::reportIn(dir))) << dir;
     EXPECT_TRUE(fs::exists(dir / "npu_migration.patch")) << dir;
     EXPECT_GT(repo["findings"].get<int>(), 0) << repo;
     EXPECT_FALSE(repo["verdict"].get<std::string>().empty()) << repo;  // phase_matrix ran

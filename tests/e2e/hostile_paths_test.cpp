@@ -197,7 +197,7 @@ TEST_F(HostilePaths, TheScaffoldsKeepEveryNameInsideItsComment) {
 }
 
 TEST_F(HostilePaths, TheReportsCodeSpansHoldNamesWithBackticks) {
-  const std::string report = readFile(out() / test::todaysReport());
+  const std::string report = readFile(test::reportIn(out()));
   // The modified-files table: a name with a backtick in a longer run of backticks.
   EXPECT_NE(report.find("| `` `touch PWNED_tick`.py `` | 2 edits"), std::string::npos);
   EXPECT_EQ(report.find("``touch PWNED_tick"), std::string::npos);

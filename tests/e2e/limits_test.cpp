@@ -90,7 +90,7 @@ TEST(Limits, ALineOfMegabytesIsAnalysedFixedAndKeptOutOfTheReport) {
   const std::string adapted = readFile(dir / "out" / "adapted" / "long.py");
   EXPECT_NE(adapted.find("torch.npu.synchronize(); y = torch.zeros(1).npu()"), std::string::npos);
   // The report quotes code, but not a megabyte of it.
-  EXPECT_LT(fs::file_size(dir / "out" / test::todaysReport()), 200'000u);
+  EXPECT_LT(fs::file_size(test::reportIn(dir / "out")), 200'000u);
 }
 
 TEST(Limits, APluginThatCrashesIsNamedWithItsFileInRunLogAndTheExitStatus) {

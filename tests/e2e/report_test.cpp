@@ -119,16 +119,16 @@ class ReportExample : public ::testing::Test {
   }
   static fs::path out() { return dir_->path() / "out"; }
   static fs::path cwd() { return dir_->path() / "cwd"; }
-  static std::string report() { return readFile(out() / test::todaysReport()); }
+  static std::string report() { return readFile(test::reportIn(out())); }
 
   static TempDir* dir_;
 };
 TempDir* ReportExample::dir_ = nullptr;
 
 TEST_F(ReportExample, IsWrittenToTheWorkingDirectoryAndTheOutputDirectoryWithAWorkingChartLink) {
-  ASSERT_TRUE(fs::exists(cwd() / test::todaysReport()));
-  ASSERT_TRUE(fs::exists(out() / test::todaysReport()));
-  const std::string copy = readFile(cwd() / test::todaysReport());
+  ASSERT_TRUE(fs::exists(test::reportIn(cwd())));
+  ASSERT_TRUE(fs::exists(test::reportIn(out())));
+  const std::string copy = readFile(test::reportIn(cwd()));
   EXPECT_NE(copy.find("](../out/migration_chart.svg)"), std::string::npos);
   EXPECT_NE(report().find("](migration_chart.svg)"), std::string::npos);
   EXPECT_TRUE(fs::exists(cwd() / "../out/migration_chart.svg"));
@@ -315,7 +315,7 @@ TEST_F(ReportExample, IsDeterministicAcrossRunsAndThreadCounts) {
                                          " --output " + quote((again / "out").string()) +
                                          " --set jobs=1 --set 'stages=[analyze, plan, emit, report]'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(masked(readFile(again / "out" / test::todaysReport())), masked(report()));
+  EXPECT_EQ(masked(readFile(test::reportIn(again / "out"))), masked(report()));
   auto sarif = [](const fs::path& file) {  // without the run's start time
     json doc = json::parse(readFile(file));
     for (auto& run_doc : doc["runs"])
@@ -333,7 +333,7 @@ TEST_F(ReportExample, ReRenderedFromDiskWithAFailedVerification) {
   const auto r =
       cliIn(copy.path(), "report " + quote((copy / "out").string()) + " -q --set report.directory=out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string text = readFile(copy / "out" / test::todaysReport());
+  const std::string text = readFile(test::reportIn(copy / "out"));
   expectGolden("example_failed_verification.md", masked(text));
   // What the seed asks of a failed verification, whatever the golden file says.
   EXPECT_NE(text.find("| Adaptation Status | ❌ Adaptation Failed |"), std::string::npos);
@@ -358,8 +358,8 @@ TEST(Report, WrittenWhenTheRunFailsEarlySayingWhichStageAndWhy) {
       cliIn(dir.path(), "run " + fullPipeline() + " -q --source " + quote((dir / "nowhere").string()) +
                             " --output " + quote((dir / "out").string()));
   EXPECT_EQ(r.exit_code, 3) << r.output;
-  ASSERT_TRUE(fs::exists(dir / test::todaysReport())) << r.output;
-  const std::string text = readFile(dir / test::todaysReport());
+  ASSERT_TRUE(fs::exists(test::reportIn(dir.path()))) << r.output;
+  const std::string text = readFile(test::reportIn(dir.path()));
   EXPECT_NE(text.find("| Adaptation Status | ❌ Adaptation Failed |"), std::string::npos);
   EXPECT_NE(text.find("> **Stage analyze failed:**"), std::string::npos);
   EXPECT_NE(text.find("- the analyze stage failed: "), std::string::npos);
@@ -371,7 +371,7 @@ TEST(Report, WrittenWhenTheRunFailsEarlySayingWhichStageAndWhy) {
   std::string copy = text;
   for (std::size_t at = copy.find("](out/"); at != std::string::npos; at = copy.find("](out/", at))
     copy.replace(at, 6, "](");
-  EXPECT_EQ(readFile(dir / "out" / test::todaysReport()), copy) << "the copies differ only in the chart link";
+  EXPECT_EQ(readFile(test::reportIn(dir / "out")), copy) << "the copies differ only in the chart link";
   EXPECT_EQ(test::validateSarif(dir / "out" / "findings.sarif"), "") << "an empty SARIF log is still valid";
 }
 
@@ -385,7 +385,7 @@ TEST(Report, AReportDirectoryThatCannotBeMadeFailsTheStageAndKeepsTheOutputDirec
   EXPECT_EQ(r.exit_code, 5) << r.output;
   EXPECT_NE(r.output.find("cannot create the report directory"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("the report is in"), std::string::npos) << r.output;
-  EXPECT_TRUE(fs::exists(dir / "out" / test::todaysReport()));
+  EXPECT_TRUE(fs::exists(test::reportIn(dir / "out")));
   const json findings = json::parse(readFile(dir / "out" / "findings.json"));
   EXPECT_EQ(findings["run"]["stages"][4]["status"], "failed");
 }
@@ -396,9 +396,9 @@ TEST(Report, AnEmptyReportDirectoryMeansTheOutputDirectoryOnly) {
       cliIn(dir.path(), "run " + fullPipeline() + " -q --source " + quote(kExample.string()) +
                             " --output out --set 'stages=[analyze, report]' --set 'report.directory=\"\"'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_TRUE(fs::exists(dir / "out" / test::todaysReport()));
-  EXPECT_FALSE(fs::exists(dir / test::todaysReport()));
-  const std::string text = readFile(dir / "out" / test::todaysReport());
+  EXPECT_TRUE(fs::exists(test::reportIn(dir / "out")));
+  EXPECT_FALSE(fs::exists(test::reportIn(dir.path())));
+  const std::string text = readFile(test::reportIn(dir / "out"));
   EXPECT_NE(text.find("_Not available: the emit stage did not run: not selected"), std::string::npos);
   EXPECT_NE(text.find("| Adaptation Status | ❌ Adaptation Failed |"), std::string::npos)
       << "nothing was adapted";

@@ -167,7 +167,7 @@ TEST_F(VerifyOutcomes, AHangingTestHitsItsLimitAndTheOthersStillRun) {
 
 TEST_F(VerifyOutcomes, TheReportSeparatesTheMigrationsFailuresFromTheHosts) {
   ASSERT_EQ(result_->exit_code, 0) << result_->output;
-  const std::string report = readFile(out() / test::todaysReport());
+  const std::string report = readFile(test::reportIn(out()));
   const std::string section = report.substr(report.find("## 5. Verification"));
   EXPECT_NE(section.find("| function | test:tests/test_shop.py::test_activate | ❌ introduced |"),
             std::string::npos)

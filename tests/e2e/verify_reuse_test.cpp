@@ -113,7 +113,7 @@ TEST_F(VerifyReuse, ARunKeepsWhatDidNotChangeAndRerunsWhatDid) {
   EXPECT_EQ(same["summary"]["reused"], before.size() - environment)
       << "the environment's checks run every time";
   EXPECT_NE(same["detail"].get<std::string>().find("kept from the previous verification"), std::string::npos);
-  const std::string report = readFile(out() / test::todaysReport());
+  const std::string report = readFile(test::reportIn(out()));
   EXPECT_NE(report.find("| function | test:tests/test_shop.py::test_add | ✅ passed (kept) |"),
             std::string::npos)
       << report.substr(report.find("## 5. Verification"), 4000);

@@ -113,7 +113,7 @@ TEST_F(VerifyExample, FunctionAndPrecisionPassOnTheCpuAndNpuChecksAreSkipped) {
       EXPECT_EQ(c["reference"]["status"], "passed") << c.dump(1);
     }
   // The report says what the verification could not show on this machine.
-  const std::string report = readFile(out() / test::todaysReport());
+  const std::string report = readFile(test::reportIn(out()));
   EXPECT_NE(report.find("| Adaptation Status | ⚠️ Partially Adapted |"), std::string::npos);
   EXPECT_NE(report.find("skipped, so the adaptation is not verified on an NPU: environment/npu-devices"),
             std::string::npos);
@@ -239,7 +239,7 @@ TEST_F(VerifyExample, AFailingCheckIsRecordedWithItsOutputAndKnownErrorsAreExpla
   const json findings = json::parse(readFile(out() / "findings.json"));
   EXPECT_NE(findings["run"]["stages"][3]["detail"].get<std::string>().find("1 introduced"), std::string::npos)
       << findings["run"]["stages"][3].dump();
-  const std::string report = readFile(out() / test::todaysReport());
+  const std::string report = readFile(test::reportIn(out()));
   EXPECT_NE(report.find("| Adaptation Status | ❌ Adaptation Failed |"), std::string::npos);
   EXPECT_NE(report.find("#### ❌ precision / broken"), std::string::npos)
       << report.substr(report.find("## 5."), 4000);

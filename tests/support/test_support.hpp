@@ -86,6 +86,19 @@ inline std::string todaysReport() {
   return std::string("CodeReview_Results_") + buf + ".md";
 }
 
+/// The report a run wrote into `dir`, whatever day it was written on: a suite that starts before
+/// midnight reads its report after it. Without one, the name today's run would give it.
+inline fs::path reportIn(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() == std::string("CodeReview_Results_YYYY-MM-DD.md").size() &&
+        name.rfind("CodeReview_Results_", 0) == 0 && it->path().extension() == ".md")
+      return it->path();
+  }
+  return dir / todaysReport();
+}
+
 inline fs::path cli() {
   return binaryDir() / "bin" / "migrate-pipeline";
 }
