@@ -14,6 +14,7 @@
 #include "compat_table.hpp"
 #include "deps_embedded_rules.hpp"
 #include "manifest.hpp"
+#include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "repo_path.hpp"
 #include "requirements_npu.hpp"
@@ -268,7 +269,7 @@ class DepsPlugin final : public Plugin {
           deps::readMakefile(path, *text, m);
           break;
         case deps::ManifestKind::InstallDoc:
-          deps::readInstallDoc(path, *text, m);
+          deps::readShellScript(path, migrate::sdk::installGuideScript(*text), m);
           break;
         case deps::ManifestKind::None:
           return;
@@ -331,8 +332,16 @@ class DepsPlugin final : public Plugin {
 
  private:
   void report(const Manifests& m, const std::map<std::string, std::string>& texts, FindingSink& sink) const {
+    // The conda environments that pull CUDA's runtime (cudatoolkit, pytorch-cuda): a package there
+    // whose CPU build would do resolves to its CUDA build (DROID-SLAM's pytorch-scatter).
+    std::set<std::string> cuda_environments;
     for (const auto& d : m.dependencies)
-      if (!m.self_names.count(deps::normalizeName(d.req.name))) reportDependency(d, sink);
+      if (const deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
+          d.conda && look.package &&
+          (look.package->canonical == "cudatoolkit" || look.package->canonical == "pytorch-cuda"))
+        cuda_environments.insert(d.file);
+    for (const auto& d : m.dependencies)
+      if (!m.self_names.count(deps::normalizeName(d.req.name))) reportDependency(d, cuda_environments, sink);
     for (const auto& x : m.indexes) reportIndex(x, texts, sink);
     for (const auto& img : m.images) reportImage(img, sink);
     for (const auto& env : m.environment) reportEnvironment(env, sink);
@@ -356,7 +365,8 @@ class DepsPlugin final : public Plugin {
     return d.section.empty() ? d.source : d.source + " " + d.section;
   }
 
-  void reportDependency(const DependencyUse& d, FindingSink& sink) const {
+  void reportDependency(const DependencyUse& d, const std::set<std::string>& cuda_environments,
+                        FindingSink& sink) const {
     deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
     // A package of its own name built from a CUDA-only project's repository (flash-attn's
     // `dropout_layer_norm @ git+https://github.com/Dao-AILab/flash-attention.git#subdirectory=…`)
@@ -382,6 +392,9 @@ class DepsPlugin final : public Plugin {
       cuda = deps::cudaTag(d.req.extras);
     // A `gpu` extra is the package's NVIDIA profile (`rembg[gpu]` pulls onnxruntime-gpu).
     if (cuda.empty() && deps::hasGpuExtra(d.req.extras)) cuda = "the gpu extra";
+    if (cuda.empty() && d.conda && look.package && look.package->host_installable &&
+        cuda_environments.count(d.file))
+      cuda = "the environment's CUDA runtime";
 
     std::map<std::string, std::string> details{
         {"package", package},

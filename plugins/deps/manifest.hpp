@@ -217,8 +217,6 @@ bool isIndexVariable(const std::string& name);
 
 /// Shell scripts: pip/conda install commands, CUDA environment modules, NVIDIA apt repository steps.
 void readShellScript(const std::string& path, std::string_view text, Manifests& out);
-/// Reads the shell code blocks of a Markdown installation guide as a shell script.
-void readInstallDoc(const std::string& path, std::string_view text, Manifests& out);
 
 /// setup.py, from the parsed module's facts: the strings of install_requires / setup_requires /
 /// tests_require / extras_require, directly or through module-level variables.
@@ -238,7 +236,8 @@ bool isCudaImageReference(const std::string& value);
 void readMakefile(const std::string& path, std::string_view text, Manifests& out);
 
 /// YAML specs that are not conda environments (a job file, a Kubernetes manifest, a Compose file):
-/// the values of `image` keys, as base images (yaml_images.cpp).
+/// the values of `image` keys, as base images, and a Compose service's NVIDIA GPU reservation or
+/// runtime, as a container started on NVIDIA GPUs (yaml_images.cpp).
 void readYamlImages(const std::string& path, std::string_view text, Manifests& out);
 
 /// Where a string literal's value stands in `module` (quotes and prefixes excluded), or nothing

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "manifest.hpp"
+#include "migrate/sdk/install_guide.hpp"
 
 namespace deps {
 namespace {
@@ -212,9 +213,7 @@ ManifestKind manifestKind(std::string_view path) {
     return ManifestKind::Shell;
   // The installation guide of the project: its README, an INSTALL file, a docs page on
   // installation or getting started (Markdown only; the shell blocks are read).
-  if (ext == ".md" && (stem == "readme" || stem.rfind("install", 0) == 0 || stem == "get_started" ||
-                       stem == "getting_started" || stem == "getting-started" || stem == "setup"))
-    return ManifestKind::InstallDoc;
+  if (migrate::sdk::isInstallGuide(path)) return ManifestKind::InstallDoc;
   // rye writes its locks in pip's format (requirements.lock, requirements-dev.lock).
   if (ext == ".txt" || ext == ".in" || ext == ".pip" || ext == ".lock") {
     if (stem.rfind("constraint", 0) == 0) return ManifestKind::Constraints;

@@ -1,8 +1,9 @@
 // Container images named in YAML specs that are not conda environments: a training platform's job
 // file (`image: mosaicml/pytorch_vision:1.13.1_cu117-…`), a Kubernetes manifest or a Compose file.
 // Each value of an `image` key (`image`, `base_image`, `docker_image`) is read as the FROM of a
-// Dockerfile, so DEP-010 judges it as it judges a Dockerfile's. Files under hidden folders (CI
-// workflows, tool settings) are not the project's images.
+// Dockerfile, so DEP-010 judges it as it judges a Dockerfile's; a Compose service's NVIDIA GPU
+// reservation or runtime is a container started on NVIDIA GPUs (DEP-030). Files under hidden
+// folders (CI workflows, tool settings) are not the project's images.
 
 #include <re2/re2.h>
 
@@ -20,13 +21,24 @@ namespace deps {
 void readYamlImages(const std::string& path, std::string_view text, Manifests& out) {
   if (path.front() == '.' || path.find("/.") != std::string::npos) return;
   // Larger than a spec is written by hand: data, not a manifest.
-  if (text.size() > (1u << 20) || text.find("image") == std::string_view::npos) return;
+  if (text.size() > (1u << 20) ||
+      (text.find("image") == std::string_view::npos && text.find("nvidia") == std::string_view::npos))
+    return;
   static const RE2 kImageKey(R"((?i)(\w*_)?image)", plugin_support::bytePattern());
   std::string error;
   const auto values = plugin_support::configValues(text, error);
   if (!error.empty()) return;  // not this reader's to diagnose: the file is no manifest it knows
   std::optional<migrate::sdk::LineIndex> index;
   for (const auto& v : values) {
+    // A Compose file's GPU reservation (`deploy.resources.reservations.devices: - driver: nvidia`)
+    // or NVIDIA runtime (`runtime: nvidia`): the container starts on NVIDIA GPUs, as `docker run
+    // --gpus` does (DEP-030).
+    if ((v.key == "driver" && v.value == "nvidia" && v.parents.find("devices") != std::string::npos) ||
+        (v.key == "runtime" && v.value == "nvidia")) {
+      if (!index) index.emplace(text);
+      out.gpu_containers.push_back({path, index->range(v.begin, v.end), v.key + ": " + v.value});
+      continue;
+    }
     if (v.value.empty() || !RE2::FullMatch(v.key, kImageKey)) continue;
     if (!index) index.emplace(text);
     BaseImageUse img{path, index->range(v.begin, v.end), v.value, v.value};
