@@ -1,5 +1,6 @@
 #pragma once
-/// CUDA library submodules in .gitmodules (OPS-037), Dockerfile extension builds (OPS-039) and the
+/// CUDA library submodules in .gitmodules (OPS-037), Dockerfile extension builds (OPS-039), shell
+/// script and installation guide builds (OPS-044) and the
 /// cross-file Python glue (extension_glue.cpp); the per-file Python side of the build machinery is
 /// in PythonFile (build_machinery.cpp).
 
@@ -16,6 +17,11 @@ void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, 
 /// Reports the RUN steps of Dockerfiles that build the repository's CUDA extensions (setup.py
 /// install, pip install of a local directory) when a setup.py of the repository has a CUDAExtension.
 void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);
+
+/// Reports the lines of shell scripts and of installation guides' shell blocks that build a CUDA
+/// extension (script_builds.cpp): a setup.py build or local pip install of a project whose setup.py
+/// has a CUDAExtension, followed through the script's `cd`s, or that names CUDA work.
+void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);
 
 /// Python glue that only facts across files reveal (extension_glue.cpp): imports of and calls into
 /// extension modules a build script declares (OPS-028, OPS-038), and autograd Functions reaching an

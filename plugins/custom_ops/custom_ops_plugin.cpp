@@ -22,7 +22,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/build_bindings.yaml",   // OPS-013..020
     "rules/triton.yaml",           // OPS-021..026
     "rules/python_glue.yaml",      // OPS-027..030
-    "rules/build_machinery.yaml",  // OPS-031..040
+    "rules/build_machinery.yaml",  // OPS-031..040, OPS-044, OPS-045
 };
 
 class CustomOpsPlugin final : public Plugin {
@@ -56,7 +56,7 @@ class CustomOpsPlugin final : public Plugin {
     custom_ops::analyzePython(module, rules_, options_, sink);
   }
 
-  // Seven independent scans, each cached on its own: a changed Python file reruns only the glue,
+  // Eight independent scans, each cached on its own: a changed Python file reruns only the glue,
   // a changed .cu file only the native scan.
   std::vector<RepositoryPass> repositoryPasses() const override {
     return {
@@ -72,6 +72,8 @@ class CustomOpsPlugin final : public Plugin {
          [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeGitmodules(w, rules_, s); }},
         {"docker-builds",
          [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeDockerBuilds(w, rules_, s); }},
+        {"script-builds",
+         [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeScriptBuilds(w, rules_, s); }},
         {"extension-glue",
          [this](const WorkspaceView& w, FindingSink& s) {
            custom_ops::analyzeExtensionGlue(w, rules_, options_, s);

@@ -11,6 +11,7 @@
 
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
+#include "local_installs.hpp"
 #include "migrate/sdk/text_position.hpp"
 
 namespace custom_ops {
@@ -20,99 +21,9 @@ namespace {
 constexpr const char* kCudaSubmodule = "OPS-037";
 constexpr const char* kDockerBuild = "OPS-039";
 
-std::string baseName(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return path.substr(slash == std::string::npos ? 0 : slash + 1);
-}
-
 bool isDockerfile(const std::string& path) {
   const std::string name = baseName(path);
   return name == "Dockerfile" || startsWith(name, "Dockerfile.") || endsWith(lower(name), ".dockerfile");
-}
-
-/// What one `pip install …` of a local directory builds: the directory (".", "-e ./pkg",
-/// "/src/ext") and the extras it asks for (`.[compile]` → "compile").
-struct LocalInstall {
-  std::string target;
-  std::string extras;
-  bool vcs = false;  ///< a source checkout (`pkg @ git+https://…`), built like a local directory
-};
-
-/// The local directory (or VCS source) the arguments of one `pip install` name, up to the next
-/// command.
-std::optional<LocalInstall> pipLocalTarget(std::string_view args) {
-  static const std::set<std::string> kWithValue = {"-r",
-                                                   "--requirement",
-                                                   "-c",
-                                                   "--constraint",
-                                                   "-f",
-                                                   "--find-links",
-                                                   "-i",
-                                                   "--index-url",
-                                                   "--extra-index-url",
-                                                   "-t",
-                                                   "--target",
-                                                   "--prefix",
-                                                   "--root",
-                                                   "--config-settings",
-                                                   "-C"};
-  std::vector<std::string> tokens;
-  std::size_t i = 0;
-  while (i < args.size()) {
-    while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
-    std::size_t j = i;
-    while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
-    if (j > i) tokens.emplace_back(args.substr(i, j - i));
-    i = j;
-  }
-  for (std::size_t k = 0; k < tokens.size(); ++k) {
-    std::string t = tokens[k];
-    if (t == "&&" || t == "||" || t == ";" || t == "|") break;  // the next command
-    if (kWithValue.count(t)) {
-      ++k;
-      continue;
-    }
-    if (startsWith(t, "-")) continue;
-    while (!t.empty() && (t.front() == '"' || t.front() == '\'')) t.erase(0, 1);
-    while (!t.empty() && (t.back() == '"' || t.back() == '\'')) t.pop_back();
-    LocalInstall install;
-    if (startsWith(t, "git+")) {
-      install.target = t.substr(4);
-      install.vcs = true;
-      return install;
-    }
-    if (const auto open = t.find('['); open != std::string::npos && endsWith(t, "]")) {
-      install.extras = t.substr(open + 1, t.size() - open - 2);
-      t.resize(open);
-    }
-    const bool local = t == "." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/");
-    if (local && !endsWith(t, ".txt") && !endsWith(t, ".whl") && !endsWith(t, ".tar.gz")) {
-      install.target = t;
-      return install;
-    }
-  }
-  return std::nullopt;
-}
-
-/// Every local install of a line: each `pip install` on it (`pip install -e . && pip install -e .[x]`).
-/// With `open`, the line continues a `pip install … \` whose packages had not come yet; it is left
-/// set when this line does the same.
-std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open) {
-  static const RE2 kPipInstall(R"(\bpip[0-9.]*[[:space:]]+install([[:space:]]|$))", bytePattern());
-  std::vector<LocalInstall> out;
-  if (open)
-    if (auto install = pipLocalTarget(line)) out.push_back(std::move(*install));
-  const std::size_t end = line.find_last_not_of(" \t\r");
-  const bool continued = end != std::string_view::npos && line[end] == '\\';
-  open = open && out.empty() && continued;
-  re2::StringPiece rest(line.data(), line.size());
-  while (RE2::FindAndConsume(&rest, kPipInstall)) {
-    if (auto install = pipLocalTarget(std::string_view(rest.data(), rest.size())))
-      out.push_back(std::move(*install));
-    else
-      open = continued && std::string_view(rest.data(), rest.size()).find("&&") == std::string_view::npos;
-  }
-  return out;
 }
 
 /// An extra whose name says it builds kernels (`.[compile]`, `.[cuda_ext]`, `.[kernels]`).
@@ -150,8 +61,6 @@ std::string repositoryScript(const sdk::WorkspaceView& workspace, const std::str
 
 /// What a repository script builds: its first `setup.py install/build…` or local `pip install`.
 std::string scriptBuild(const sdk::WorkspaceView& workspace, const std::string& script) {
-  static const RE2 kSetup(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
-                          bytePattern());
   const auto text = workspace.read(script);
   if (!text) return {};
   std::size_t pos = 0;
@@ -162,8 +71,7 @@ std::string scriptBuild(const sdk::WorkspaceView& workspace, const std::string& 
     pos = nl + 1;
     const std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string_view::npos || line[first] == '#') continue;
-    std::string verb;
-    if (RE2::PartialMatch(line, kSetup, &verb)) return "setup.py " + verb;
+    if (const std::string verb = setupPyVerb(line); !verb.empty()) return "setup.py " + verb;
     bool open = false;
     for (const LocalInstall& in : pipLocalTargets(line, open))
       if (!in.vcs) return "pip install " + in.target;
@@ -240,31 +148,13 @@ void analyzeGitmodules(const sdk::WorkspaceView& workspace, const Rules& rules, 
 }
 
 void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+  using Builds = SetupProjects::Builds;
   std::vector<const sdk::FileEntry*> dockerfiles;
-  // What a setup.py builds: a CUDAExtension, other native code (ext_modules, a CMake build,
-  // which a CUDA toolkit image compiles with nvcc when its CMakeLists asks), or nothing.
-  enum class Builds { Nothing, Native, Cuda };
-  bool cuda_extension = false;               // some setup.py of the repository builds a CUDAExtension
-  std::optional<Builds> root;                // what the root's builds, when there is one
-  std::map<std::string, Builds> setup_dirs;  // folder name of each other setup.py → what it builds
-  for (const auto& file : workspace.files()) {
+  for (const auto& file : workspace.files())
     if (isDockerfile(file.path)) dockerfiles.push_back(&file);
-    if (baseName(file.path) == "setup.py")
-      if (const auto text = workspace.read(file.path)) {
-        const Builds builds = text->find("CUDAExtension") != std::string::npos ? Builds::Cuda
-                              : text->find("ext_modules") != std::string::npos ||
-                                      text->find("CMakeExtension") != std::string::npos
-                                  ? Builds::Native
-                                  : Builds::Nothing;
-        cuda_extension = cuda_extension || builds == Builds::Cuda;
-        if (file.path == "setup.py") {
-          root = builds;
-        } else {
-          Builds& most = setup_dirs[baseName(file.path.substr(0, file.path.rfind('/')))];
-          most = std::max(most, builds);
-        }
-      }
-  }
+  const SetupProjects projects(workspace);
+  const bool cuda_extension = projects.cudaExtension();
+  const std::optional<Builds>& root = projects.root();
   // What the project a local install (`pip install .`, `setup.py install`) builds: the setup.py
   // of the folder the step last `cd`s into, or the WORKDIR names, when a setup.py of the
   // repository sits in a folder of that name; else the root's; else, with no setup.py at all, an
@@ -276,10 +166,9 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     for (std::string d; RE2::FindAndConsume(&rest, kCd, &d);) dir = d;
     if (dir.empty() || dir.find('$') != std::string::npos) dir = workdir;
     while (!dir.empty() && dir.back() == '/') dir.pop_back();
-    if (const auto it = setup_dirs.find(baseName(dir)); !dir.empty() && it != setup_dirs.end())
-      return it->second;
+    if (const auto in_folder = projects.folder(baseName(dir)); !dir.empty() && in_folder) return in_folder;
     if (root) return root;
-    if (setup_dirs.empty()) return std::nullopt;
+    if (!projects.anyFolder()) return std::nullopt;
     return cuda_extension ? Builds::Cuda : Builds::Nothing;
   };
   // A kernel build: the project builds a CUDA extension, or in a CUDA toolkit stage it builds
@@ -288,8 +177,6 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     return b ? *b == Builds::Cuda || (cuda_stage && *b == Builds::Native) : cuda_stage;
   };
   // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
-  static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
-                            bytePattern());
   static const RE2 kInstruction(R"(^[[:space:]]*([A-Za-z]+)[[:space:]])", bytePattern());
   // A stage of a CUDA toolkit image (`FROM nvidia/cuda:12.4-devel… AS builder`, or a stage built
   // on one): what it compiles is CUDA code, whatever the repository's own setup.py says.
@@ -301,18 +188,14 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   static const RE2 kCompile(
       R"((^|[[:space:];&|])(make|cmake[[:space:]]+--build|ninja|\./build\w*\.sh)([[:space:]]|$))",
       bytePattern());
-  // …and of CUDA work: a toolkit image also builds MPI, UCX and the like, which the NPU image needs too.
-  static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
-                             bytePattern());
+  // …and of CUDA work (namesCudaWork): a toolkit image also builds MPI, UCX and the like, which the
+  // NPU image needs too.
   // …and of a stage's own switch (`ENV FORCE_CUDA_EXTENSION=1`, `ARG BUILD_EXT=1`): a setting named
   // for forcing or building, and for CUDA or an extension.
   static const RE2 kStageSwitch(
       R"((?:^|[[:space:]])([A-Z0-9_]*(?:FORCE|BUILD)[A-Z0-9_]*)=(?:"?)(?:1|true|TRUE|True|ON|yes)(?:"?)(?:[[:space:]]|$))",
       bytePattern());
   static const RE2 kSwitchedBuild(R"(CUDA|EXT|KERNEL|OPS)", bytePattern());
-  static const RE2 kBuildSwitch(
-      R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
-      bytePattern());
   static const RE2 kInstallScript(
       R"((?:^|[[:space:];&|])(?:(?:ba)?sh[[:space:]]+)?((?:\.?/)?[\w./-]*install[\w.-]*\.sh)\b)",
       bytePattern());
@@ -363,12 +246,12 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
                             RE2::PartialMatch(name, kSwitchedBuild))
         stage_switch = true;
       // `BUILD_EXT=1 pip install .`, `DS_BUILD_OPS=1 …`: the command switches its extension build on.
-      const bool build_switch = RE2::PartialMatch(line, kBuildSwitch);
+      const bool build_switch = switchesBuildOn(line);
       if (!comment && (cuda_extension || cuda_stage || build_switch || stage_switch) &&
           (instruction == "RUN" || instruction == "run")) {
         std::string what;
         std::size_t at = pos, end = nl;  // the line reported
-        if (RE2::PartialMatch(line, kSetupPy, &group)) {
+        if (group = setupPyVerb(line); !group.empty()) {
           // `git clone …/cocoapi && cd cocoapi/PythonAPI && python setup.py build_ext install`: the
           // setup.py of another project, which needs no nvcc unless the step asks for CUDA.
           static const RE2 kClone(R"((^|[[:space:];&|])git[[:space:]]+clone[[:space:]])", bytePattern());
@@ -376,9 +259,8 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
           // kernels whatever it installs).
           const bool own =
               !RE2::PartialMatch(step, kClone) && (kernelBuild(installed(step, workdir), cuda_stage) ||
-                                                   (cuda_stage && RE2::PartialMatch(stage_names, kCudaWork)));
-          if (own || build_switch || stage_switch || RE2::PartialMatch(line, kCudaWork))
-            what = "setup.py " + group;
+                                                   (cuda_stage && namesCudaWork(stage_names)));
+          if (own || build_switch || stage_switch || namesCudaWork(line)) what = "setup.py " + group;
         } else if (auto installs = pipLocalTargets(line, pip_open); !installs.empty()) {
           // A local install builds the repository's CUDA extension, or says it builds CUDA code
           // (`--cuda_ext`), or asks a CUDA toolkit stage for an extra named for a kernel build
@@ -393,14 +275,12 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
                                     in.target == "." || in.target == "./" ? step : step + " cd " + in.target,
                                     workdir) == Builds::Cuda
                               : root == Builds::Cuda) ||
-                             build_switch || RE2::PartialMatch(line, kCudaWork) ||
-                             (cuda_stage && buildExtra(in.extras))) {
+                             build_switch || namesCudaWork(line) || (cuda_stage && buildExtra(in.extras))) {
               what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
               break;
             }
-        } else if (std::string head, tool;
-                   cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&
-                   (RE2::PartialMatch(step, kCudaWork) || RE2::PartialMatch(stage_names, kCudaWork))) {
+        } else if (std::string head, tool; cuda_stage && RE2::PartialMatch(line, kCompile, &head, &tool) &&
+                                           (namesCudaWork(step) || namesCudaWork(stage_names))) {
           what = tool + " in a CUDA toolkit image";
           // On the step's configure line that asks for CUDA (`cmake -DCMAKE_CUDA_ARCHITECTURES=…`),
           // the place to change, when there is one; else on the compile command.
@@ -408,7 +288,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
                                       bytePattern());
           for (const auto& [b, e] : step_lines)
             if (const std::string_view l = std::string_view(*text).substr(b, e - b);
-                RE2::PartialMatch(l, kConfigure) && RE2::PartialMatch(l, kCudaWork)) {
+                RE2::PartialMatch(l, kConfigure) && namesCudaWork(l)) {
               at = b;
               end = e;
               break;

@@ -1,0 +1,143 @@
+// Local installs in build steps and what the repository's setup.py files build (local_installs.hpp).
+
+#include "local_installs.hpp"
+
+#include <cctype>
+#include <set>
+
+#include "byte_regex.hpp"
+
+namespace custom_ops {
+
+namespace {
+
+/// The local directory (or VCS source) the arguments of one `pip install` name, up to the next
+/// command.
+std::optional<LocalInstall> pipLocalTarget(std::string_view args) {
+  static const std::set<std::string> kWithValue = {"-r",
+                                                   "--requirement",
+                                                   "-c",
+                                                   "--constraint",
+                                                   "-f",
+                                                   "--find-links",
+                                                   "-i",
+                                                   "--index-url",
+                                                   "--extra-index-url",
+                                                   "-t",
+                                                   "--target",
+                                                   "--prefix",
+                                                   "--root",
+                                                   "--config-settings",
+                                                   "-C"};
+  std::vector<std::string> tokens;
+  std::size_t i = 0;
+  while (i < args.size()) {
+    while (i < args.size() && std::isspace(static_cast<unsigned char>(args[i]))) ++i;
+    std::size_t j = i;
+    while (j < args.size() && !std::isspace(static_cast<unsigned char>(args[j]))) ++j;
+    if (j > i) tokens.emplace_back(args.substr(i, j - i));
+    i = j;
+  }
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    std::string t = tokens[k];
+    if (t == "&&" || t == "||" || t == ";" || t == "|") break;  // the next command
+    if (kWithValue.count(t)) {
+      ++k;
+      continue;
+    }
+    if (startsWith(t, "-")) continue;
+    while (!t.empty() && (t.front() == '"' || t.front() == '\'')) t.erase(0, 1);
+    while (!t.empty() && (t.back() == '"' || t.back() == '\'')) t.pop_back();
+    LocalInstall install;
+    if (startsWith(t, "git+")) {
+      install.target = t.substr(4);
+      install.vcs = true;
+      return install;
+    }
+    if (const auto open = t.find('['); open != std::string::npos && endsWith(t, "]")) {
+      install.extras = t.substr(open + 1, t.size() - open - 2);
+      t.resize(open);
+    }
+    const bool local = t == "." || startsWith(t, "./") || startsWith(t, "../") || startsWith(t, "/");
+    if (local && !endsWith(t, ".txt") && !endsWith(t, ".whl") && !endsWith(t, ".tar.gz")) {
+      install.target = t;
+      return install;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open) {
+  static const RE2 kPipInstall(R"(\bpip[0-9.]*[[:space:]]+install([[:space:]]|$))", bytePattern());
+  std::vector<LocalInstall> out;
+  if (open)
+    if (auto install = pipLocalTarget(line)) out.push_back(std::move(*install));
+  const std::size_t end = line.find_last_not_of(" \t\r");
+  const bool continued = end != std::string_view::npos && line[end] == '\\';
+  open = open && out.empty() && continued;
+  re2::StringPiece rest(line.data(), line.size());
+  while (RE2::FindAndConsume(&rest, kPipInstall)) {
+    if (auto install = pipLocalTarget(std::string_view(rest.data(), rest.size())))
+      out.push_back(std::move(*install));
+    else
+      open = continued && std::string_view(rest.data(), rest.size()).find("&&") == std::string_view::npos;
+  }
+  return out;
+}
+
+std::string setupPyVerb(std::string_view line) {
+  // RE2: a line of megabytes cannot overflow the stack (std::regex recursed once per character).
+  static const RE2 kSetupPy(R"(\bsetup\.py[[:space:]]+(install|build_ext|build|develop|bdist_wheel)\b)",
+                            bytePattern());
+  std::string verb;
+  RE2::PartialMatch(line, kSetupPy, &verb);
+  return verb;
+}
+
+bool namesCudaWork(std::string_view text) {
+  static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
+                             bytePattern());
+  return RE2::PartialMatch(text, kCudaWork);
+}
+
+bool switchesBuildOn(std::string_view line) {
+  static const RE2 kBuildSwitch(
+      R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
+      bytePattern());
+  return RE2::PartialMatch(line, kBuildSwitch);
+}
+
+std::string baseName(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return path.substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
+SetupProjects::SetupProjects(const sdk::WorkspaceView& workspace) {
+  for (const auto& file : workspace.files()) {
+    if (baseName(file.path) != "setup.py") continue;
+    const auto text = workspace.read(file.path);
+    if (!text) continue;
+    const Builds builds =
+        text->find("CUDAExtension") != std::string::npos ? Builds::Cuda
+        : text->find("ext_modules") != std::string::npos || text->find("CMakeExtension") != std::string::npos
+            ? Builds::Native
+            : Builds::Nothing;
+    cuda_extension_ = cuda_extension_ || builds == Builds::Cuda;
+    if (file.path == "setup.py") {
+      root_ = builds;
+    } else {
+      Builds& most = folders_[baseName(file.path.substr(0, file.path.rfind('/')))];
+      most = std::max(most, builds);
+    }
+  }
+}
+
+std::optional<SetupProjects::Builds> SetupProjects::folder(const std::string& name) const {
+  const auto it = folders_.find(name);
+  if (it == folders_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace custom_ops

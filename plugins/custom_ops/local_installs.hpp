@@ -1,0 +1,64 @@
+#pragma once
+/// Local installs in build steps (a Dockerfile's RUN, a shell script, an installation guide): the
+/// `pip install` of a directory of the repository, and what the repository's setup.py files build,
+/// by folder, so a step can tell a CUDA extension build from a pure-Python install.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common.hpp"
+
+namespace custom_ops {
+
+/// What one `pip install …` of a local directory builds: the directory (".", "-e ./pkg",
+/// "/src/ext") and the extras it asks for (`.[compile]` → "compile").
+struct LocalInstall {
+  std::string target;
+  std::string extras;
+  bool vcs = false;  ///< a source checkout (`pkg @ git+https://…`), built like a local directory
+};
+
+/// Every local install of a line: each `pip install` on it (`pip install -e . && pip install -e .[x]`).
+/// With `open`, the line continues a `pip install … \` whose packages had not come yet; it is left
+/// set when this line does the same.
+std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open);
+
+/// The setup.py command a line runs (`python setup.py develop` → "develop"; install, build_ext,
+/// build, bdist_wheel), or "".
+std::string setupPyVerb(std::string_view line);
+
+/// Whether a text names CUDA work (cuda, nvcc, flash, kernel, nccl, cutlass, gencode, arch_list…):
+/// `--cuda_ext`, `TORCH_CUDA_ARCH_LIST=…`.
+bool namesCudaWork(std::string_view text);
+
+/// Whether a command switches an extension build on (`BUILD_EXT=1`, `DS_BUILD_OPS=1`, `FORCE_CUDA=1`).
+bool switchesBuildOn(std::string_view line);
+
+/// What the repository's setup.py files build: a CUDAExtension, other native code (ext_modules, a
+/// CMake build, which a CUDA toolkit image compiles with nvcc when its CMakeLists asks), or nothing.
+class SetupProjects {
+ public:
+  enum class Builds { Nothing, Native, Cuda };
+  explicit SetupProjects(const sdk::WorkspaceView& workspace);
+  /// Some setup.py of the repository builds a CUDAExtension.
+  bool cudaExtension() const { return cuda_extension_; }
+  /// What the root's setup.py builds, when there is one.
+  const std::optional<Builds>& root() const { return root_; }
+  /// What the setup.py of a folder with this name builds (the most, when several folders have it).
+  std::optional<Builds> folder(const std::string& name) const;
+  /// Whether a setup.py sits in some folder other than the root.
+  bool anyFolder() const { return !folders_.empty(); }
+
+ private:
+  bool cuda_extension_ = false;
+  std::optional<Builds> root_;
+  std::map<std::string, Builds> folders_;  // folder name of each other setup.py → what it builds
+};
+
+/// The last part of a '/'-separated path.
+std::string baseName(const std::string& path);
+
+}  // namespace custom_ops

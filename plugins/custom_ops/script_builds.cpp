@@ -1,0 +1,217 @@
+// CUDA extension builds in the repository's shell scripts and installation guides (OPS-044):
+// `cd networks/correlation_package && python setup.py install`, `pip install -e .` in a folder
+// whose setup.py has a CUDAExtension, or an install that names CUDA work (`--cuda_ext`). A
+// script's `cd` holds for the lines after it, as the shell runs them. A script's own nvcc
+// compile is one too, and Python that loads the shared library it writes through ctypes is OPS-045.
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "build_machinery.hpp"
+#include "byte_regex.hpp"
+#include "local_installs.hpp"
+#include "migrate/sdk/install_guide.hpp"
+#include "migrate/sdk/text_position.hpp"
+
+namespace custom_ops {
+
+namespace {
+
+constexpr const char* kScriptBuild = "OPS-044";
+constexpr const char* kBuiltLibraryLoad = "OPS-045";
+
+bool isShellScript(const std::string& path) {
+  const std::string l = lower(path);
+  return endsWith(l, ".sh") || endsWith(l, ".bash") || endsWith(l, ".zsh");
+}
+
+/// The folder a script is in after `cd target`, from the folder it was in ("" where it started).
+/// An absolute path or one through a variable (`$DIR/bundlesdf/mycuda`) replaces it; `..` leaves
+/// the last folder, or goes above the start ("..").
+std::string changeDirectory(std::string cwd, std::string_view target) {
+  if (target.empty() || target == "-" || target == "~") return cwd;
+  if (target.front() == '/' || target.front() == '$' || target.front() == '~') cwd.clear();
+  std::size_t begin = 0;
+  while (begin <= target.size()) {
+    const std::size_t end = std::min(target.find('/', begin), target.size());
+    const std::string_view part = target.substr(begin, end - begin);
+    if (part == "..") {
+      const auto slash = cwd.rfind('/');
+      if (cwd.empty() || baseName(cwd) == "..")
+        cwd.append(cwd.empty() ? ".." : "/..");
+      else
+        cwd.erase(slash == std::string::npos ? 0 : slash);
+    } else if (!part.empty() && part != ".") {
+      if (!cwd.empty()) cwd += '/';
+      cwd.append(part);
+    }
+    if (end == target.size()) break;
+    begin = end + 1;
+  }
+  return cwd;
+}
+
+/// The `cd` commands of a line: where each target starts in the line, and the target.
+std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line) {
+  static const RE2 kCd(R"((?:^|[[:space:];&|(])cd[[:space:]]+["']?([^[:space:]"'&;|)]+))", bytePattern());
+  std::vector<std::pair<std::size_t, std::string>> out;
+  re2::StringPiece rest(line.data(), line.size());
+  for (re2::StringPiece target; RE2::FindAndConsume(&rest, kCd, &target);)
+    out.emplace_back(static_cast<std::size_t>(target.data() - line.data()),
+                     std::string(target.data(), target.size()));
+  return out;
+}
+
+/// What the project in `dir` builds: the setup.py of the repository's folder of that name, or the
+/// root's (or the script's own folder's) where the script starts; unknown (a clone, a folder
+/// outside the repository) otherwise.
+std::optional<SetupProjects::Builds> projectIn(const SetupProjects& projects, const std::string& dir,
+                                               const std::string& script_dir) {
+  if (dir.empty()) {
+    if (projects.root()) return projects.root();
+    return script_dir.empty() ? std::nullopt : projects.folder(baseName(script_dir));
+  }
+  if (baseName(dir) == "..") return std::nullopt;
+  return projects.folder(baseName(dir));
+}
+
+/// Reports the extension builds of one script (an installation guide's shell blocks, with the
+/// guide's line numbers), and adds the shared libraries its nvcc commands write to `built_libraries`.
+void scanScript(const std::string& path, std::string_view script, const SetupProjects& projects,
+                const Rules& rules, std::set<std::string>& built_libraries, sdk::FindingSink& sink) {
+  const sdk::LineIndex lines(script);
+  const auto slash = path.rfind('/');
+  const std::string script_dir = slash == std::string::npos ? "" : path.substr(0, slash);
+  std::string cwd;   // where the script is, relative to where it started
+  std::string step;  // the command so far, with the lines it continues
+  bool pip_open = false;
+  std::size_t pos = 0;
+  while (pos < script.size()) {
+    std::size_t nl = script.find('\n', pos);
+    if (nl == std::string_view::npos) nl = script.size();
+    const std::string_view line = script.substr(pos, nl - pos);
+    const std::size_t first = line.find_first_not_of(" \t");
+    const bool comment = first == std::string_view::npos || line[first] == '#';
+    if (!comment) {
+      step += std::string(line) + "\n";
+      // Where the install on this line happens: after the `cd`s before it on the line.
+      std::string what, dir;
+      const auto cds = cdCommands(line);
+      auto cwdAt = [&](std::size_t at) {
+        std::string d = cwd;
+        for (const auto& [where, target] : cds)
+          if (where < at) d = changeDirectory(d, target);
+        return d;
+      };
+      if (const std::string verb = setupPyVerb(line); !verb.empty()) {
+        dir = cwdAt(line.find("setup.py"));
+        what = "setup.py " + verb;
+      } else {
+        for (const LocalInstall& in : pipLocalTargets(line, pip_open)) {
+          if (in.vcs) continue;
+          dir =
+              in.target.front() == '/' ? in.target : changeDirectory(cwdAt(line.find("install")), in.target);
+          what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
+          break;
+        }
+      }
+      // `nvcc … kernels.cu -o libkernels.so`: the script compiles CUDA itself (not `nvcc --version`).
+      static const RE2 kNvcc(R"((?:^|[;&|(`]|\$\()[[:space:]]*(?:\S*/)?nvcc[[:space:]](.*))", bytePattern());
+      static const RE2 kCuSource(R"((?:^|[[:space:]])\S+\.cu(?:[[:space:]]|$))", bytePattern());
+      static const RE2 kOutput(R"((?:^|[[:space:]])-o[[:space:]]*(\S+))", bytePattern());
+      bool nvcc_build = false;
+      if (std::string args; what.empty() && RE2::PartialMatch(line, kNvcc, &args) &&
+                            (RE2::PartialMatch(args, kCuSource) || RE2::PartialMatch(args, kOutput))) {
+        std::string output;
+        RE2::PartialMatch(args, kOutput, &output);
+        if (endsWith(output, ".so") || output.find(".so.") != std::string::npos)
+          built_libraries.insert(baseName(output));
+        what = output.empty() ? "nvcc" : "nvcc -o " + output;
+        nvcc_build = true;
+      }
+      if (!what.empty()) {
+        const auto builds = projectIn(projects, dir, script_dir);
+        const bool cuda =
+            nvcc_build || (builds ? *builds == SetupProjects::Builds::Cuda : namesCudaWork(step));
+        if (cuda || switchesBuildOn(step)) {
+          const std::string where = dir.empty() ? what : what + " in " + dir;
+          const auto start = static_cast<std::uint32_t>(pos + first);
+          if (auto f = rules.make(kScriptBuild, path, lines.range(start, static_cast<std::uint32_t>(nl)),
+                                  where, {}, {{"value", where}})) {
+            f->details = {{"command", what}, {"directory", dir}};
+            sink.report(std::move(*f));
+          }
+        }
+      }
+      for (const auto& [where, target] : cds) cwd = changeDirectory(cwd, target);
+      const std::size_t last = line.find_last_not_of(" \t\r");
+      if (last == std::string_view::npos || line[last] != '\\') step.clear();
+    }
+    pos = nl + 1;
+  }
+}
+
+/// Reports the lines of Python files that load one of the libraries with ctypes
+/// (`ctypes.CDLL('bitnet_kernels/libbitnet.so')`).
+void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std::string>& libraries,
+                        const Rules& rules, sdk::FindingSink& sink) {
+  static const RE2 kLoad(R"(\b(?:CDLL|PyDLL|LoadLibrary)[[:space:]]*\()", bytePattern());
+  for (const auto& file : workspace.files()) {
+    if (!endsWith(file.path, ".py")) continue;
+    const auto text = workspace.read(file.path);
+    if (!text || (text->find("CDLL") == std::string::npos && text->find("LoadLibrary") == std::string::npos &&
+                  text->find("PyDLL") == std::string::npos))
+      continue;
+    const sdk::LineIndex lines(*text);
+    std::size_t pos = 0;
+    while (pos < text->size()) {
+      std::size_t nl = text->find('\n', pos);
+      if (nl == std::string::npos) nl = text->size();
+      const std::string_view line = std::string_view(*text).substr(pos, nl - pos);
+      const std::size_t first = line.find_first_not_of(" \t");
+      if (first != std::string_view::npos && line[first] != '#' && RE2::PartialMatch(line, kLoad))
+        for (const std::string& library : libraries) {
+          const std::size_t at = line.find(library);
+          // The library's file name, whole: after a quote or a '/', before a quote.
+          if (at == std::string_view::npos || at == 0 || line.find_first_of("'\"/", at - 1) != at - 1 ||
+              (at + library.size() < line.size() && line[at + library.size()] != '\'' &&
+               line[at + library.size()] != '"'))
+            continue;
+          const auto start = static_cast<std::uint32_t>(pos + first);
+          if (auto f =
+                  rules.make(kBuiltLibraryLoad, file.path, lines.range(start, static_cast<std::uint32_t>(nl)),
+                             library, {}, {{"value", library}})) {
+            f->details = {{"library", library}};
+            sink.report(std::move(*f));
+          }
+          break;
+        }
+      pos = nl + 1;
+    }
+  }
+}
+
+}  // namespace
+
+void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+  std::vector<const sdk::FileEntry*> scripts;
+  for (const auto& file : workspace.files())
+    if (isShellScript(file.path) || sdk::isInstallGuide(file.path)) scripts.push_back(&file);
+  if (scripts.empty()) return;
+  const SetupProjects projects(workspace);
+  std::set<std::string> built_libraries;  // the shared libraries nvcc commands of the scripts write
+  for (const sdk::FileEntry* file : scripts) {
+    const auto text = workspace.read(file->path);
+    if (!text) continue;
+    if (isShellScript(file->path))
+      scanScript(file->path, *text, projects, rules, built_libraries, sink);
+    else
+      scanScript(file->path, sdk::installGuideScript(*text), projects, rules, built_libraries, sink);
+  }
+  if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);
+}
+
+}  // namespace custom_ops
