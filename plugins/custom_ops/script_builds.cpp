@@ -22,6 +22,7 @@ namespace {
 
 constexpr const char* kScriptBuild = "OPS-044";
 constexpr const char* kBuiltLibraryLoad = "OPS-045";
+constexpr std::size_t kKept = 4096;  // bytes of the folder and of a continued command kept
 
 bool isShellScript(const std::string& path) {
   const std::string l = lower(path);
@@ -149,6 +150,10 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
       for (const auto& [where, target] : cds) cwd = changeDirectory(cwd, target);
       const std::size_t last = line.find_last_not_of(" \t\r");
       if (last == std::string_view::npos || line[last] != '\\') step.clear();
+      // A hostile script (a million `cd a` lines, or continued lines) must not make each line cost
+      // the whole script: only the last folders and the command's last part are kept.
+      if (cwd.size() > kKept) cwd.erase(0, cwd.size() - kKept);
+      if (step.size() > kKept) step.erase(0, step.size() - kKept);
     }
     pos = nl + 1;
   }
