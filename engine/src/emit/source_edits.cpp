@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "migrate/sdk/install_guide.hpp"
 #include "parse/python_layout.hpp"
 #include "parse/python_parser.hpp"
 
@@ -172,7 +173,8 @@ std::string commentPrefixFor(const std::string& path) {
   const std::string name = p.filename().string();
   if (ext == ".py" || ext == ".pyi" || ext == ".sh" || ext == ".bash" || ext == ".txt" || ext == ".toml" ||
       ext == ".cfg" || ext == ".yaml" || ext == ".yml" || ext == ".cmake" || ext == ".in" ||
-      name == "Dockerfile" || name.rfind("Dockerfile.", 0) == 0 || name == "Makefile")
+      name == "Dockerfile" || name.rfind("Dockerfile.", 0) == 0 || name == "Makefile" ||
+      sdk::isInstallGuide(path))  // its findings are in its shell code blocks
     return "#";
   if (ext == ".cu" || ext == ".cuh" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c" ||
       ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".hxx")

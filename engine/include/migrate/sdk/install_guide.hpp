@@ -56,8 +56,9 @@ inline bool isInstallGuide(std::string_view path) {
 }
 
 /// The shell code blocks (``` or ~~~ fences with no language, bash, sh, shell, console, zsh) of a
-/// Markdown file as one script, every other line left empty so line numbers stay the file's. A
-/// `$ ` prompt is dropped.
+/// Markdown file as one script laid out byte for byte like the file: every other line, the fences
+/// and a `$ ` prompt are blanked to spaces, so a position in the script (line, column, byte
+/// offset) is the same position in the guide.
 inline std::string installGuideScript(std::string_view text) {
   using install_guide_detail::fenceOf;
   using install_guide_detail::trim;
@@ -69,17 +70,23 @@ inline std::string installGuideScript(std::string_view text) {
     const std::size_t end = std::min(text.find('\n', begin), text.size());
     const std::string_view line = text.substr(begin, end - begin);
     const std::string_view fence = fenceOf(line);
+    bool code = false;
     if (open.empty() && !fence.empty()) {
       open = fence;
       shell = install_guide_detail::shellInfo(trim(line).substr(fence.size()));
     } else if (!open.empty() && !fence.empty() && fence.size() >= open.size() && fence[0] == open[0] &&
                trim(line).size() == fence.size()) {
       open = {};
-    } else if (!open.empty() && shell) {
-      std::string_view code = line;
-      const std::string_view t = trim(code);
-      if (t.rfind("$ ", 0) == 0) code = t.substr(2);
-      script += code;
+    } else {
+      code = !open.empty() && shell;
+    }
+    if (code) {
+      const std::size_t at = script.size();
+      script += line;
+      const std::size_t first = line.find_first_not_of(" \t");
+      if (first != std::string_view::npos && line.substr(first, 2) == "$ ") script[at + first] = ' ';
+    } else {
+      script.append(line.size(), ' ');
     }
     if (end == text.size()) break;
     script += '\n';
