@@ -109,6 +109,16 @@ bool switchesBuildOn(std::string_view line) {
   return RE2::PartialMatch(line, kBuildSwitch);
 }
 
+std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line) {
+  static const RE2 kCd(R"((?:^|[[:space:];&|(])cd[[:space:]]+["']?([^[:space:]"'&;|)]+))", bytePattern());
+  std::vector<std::pair<std::size_t, std::string>> out;
+  re2::StringPiece rest(line.data(), line.size());
+  for (re2::StringPiece target; RE2::FindAndConsume(&rest, kCd, &target);)
+    out.emplace_back(static_cast<std::size_t>(target.data() - line.data()),
+                     std::string(target.data(), target.size()));
+  return out;
+}
+
 std::string baseName(const std::string& path) {
   const auto slash = path.rfind('/');
   return path.substr(slash == std::string::npos ? 0 : slash + 1);

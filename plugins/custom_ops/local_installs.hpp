@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -57,6 +58,9 @@ class SetupProjects {
   std::optional<Builds> root_;
   std::map<std::string, Builds> folders_;  // folder name of each other setup.py → what it builds
 };
+
+/// The `cd` commands of a line or step: where each target starts in it, and the target.
+std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line);
 
 /// The last part of a '/'-separated path.
 std::string baseName(const std::string& path);

@@ -2,7 +2,6 @@
 // (OPS-037) and Dockerfile steps that build CUDA extensions or kernels (OPS-039).
 
 #include <cctype>
-#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -152,6 +151,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   std::vector<const sdk::FileEntry*> dockerfiles;
   for (const auto& file : workspace.files())
     if (isDockerfile(file.path)) dockerfiles.push_back(&file);
+  if (dockerfiles.empty()) return;
   const SetupProjects projects(workspace);
   const bool cuda_extension = projects.cudaExtension();
   const std::optional<Builds>& root = projects.root();
@@ -159,11 +159,9 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   // of the folder the step last `cd`s into, or the WORKDIR names, when a setup.py of the
   // repository sits in a folder of that name; else the root's; else, with no setup.py at all, an
   // unknown project (nullopt); else a CUDA build when any setup.py of the repository has one.
-  static const RE2 kCd(R"((?:^|[[:space:];&|(])cd[[:space:]]+["']?([^[:space:]"'&;|)]+))", bytePattern());
   auto installed = [&](const std::string& step_text, const std::string& workdir) -> std::optional<Builds> {
-    std::string dir;
-    re2::StringPiece rest(step_text);
-    for (std::string d; RE2::FindAndConsume(&rest, kCd, &d);) dir = d;
+    const auto cds = cdCommands(step_text);
+    std::string dir = cds.empty() ? std::string() : cds.back().second;
     if (dir.empty() || dir.find('$') != std::string::npos) dir = workdir;
     while (!dir.empty() && dir.back() == '/') dir.pop_back();
     if (const auto in_folder = projects.folder(baseName(dir)); !dir.empty() && in_folder) return in_folder;

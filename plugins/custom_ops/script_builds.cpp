@@ -55,17 +55,6 @@ std::string changeDirectory(std::string cwd, std::string_view target) {
   return cwd;
 }
 
-/// The `cd` commands of a line: where each target starts in the line, and the target.
-std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line) {
-  static const RE2 kCd(R"((?:^|[[:space:];&|(])cd[[:space:]]+["']?([^[:space:]"'&;|)]+))", bytePattern());
-  std::vector<std::pair<std::size_t, std::string>> out;
-  re2::StringPiece rest(line.data(), line.size());
-  for (re2::StringPiece target; RE2::FindAndConsume(&rest, kCd, &target);)
-    out.emplace_back(static_cast<std::size_t>(target.data() - line.data()),
-                     std::string(target.data(), target.size()));
-  return out;
-}
-
 /// What the project in `dir` builds: the setup.py of the repository's folder of that name, or the
 /// root's (or the script's own folder's) where the script starts; unknown (a clone, a folder
 /// outside the repository) otherwise.

@@ -335,11 +335,13 @@ class DepsPlugin final : public Plugin {
     // The conda environments that pull CUDA's runtime (cudatoolkit, pytorch-cuda): a package there
     // whose CPU build would do resolves to its CUDA build (DROID-SLAM's pytorch-scatter).
     std::set<std::string> cuda_environments;
-    for (const auto& d : m.dependencies)
-      if (const deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
-          d.conda && look.package &&
+    for (const auto& d : m.dependencies) {
+      if (!d.conda) continue;
+      const deps::Lookup look = deps::lookupRequirement(d.req.name, d.req.extras);
+      if (look.package &&
           (look.package->canonical == "cudatoolkit" || look.package->canonical == "pytorch-cuda"))
         cuda_environments.insert(d.file);
+    }
     for (const auto& d : m.dependencies)
       if (!m.self_names.count(deps::normalizeName(d.req.name))) reportDependency(d, cuda_environments, sink);
     for (const auto& x : m.indexes) reportIndex(x, texts, sink);
