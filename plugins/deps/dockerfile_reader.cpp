@@ -216,6 +216,36 @@ std::optional<std::pair<std::size_t, std::size_t>> execFormScript(const std::str
   return items[2];
 }
 
+/// An index a RUN step names only through a variable (`--index-url "$TORCH_INDEX"` with
+/// `ARG TORCH_INDEX=https://download.pytorch.org/whl/cu130`) is reported where the variable is set,
+/// the place to change; several uses of one setting are one finding there.
+void indexesWhereSet(
+    std::string_view text, std::size_t first,
+    const std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>>& written,
+    Manifests& out) {
+  std::set<std::uint32_t> kept;  // where the indexes reported start
+  std::vector<IndexUse> indexes(out.indexes.begin(),
+                                out.indexes.begin() + static_cast<std::ptrdiff_t>(first));
+  for (std::size_t i = first; i < out.indexes.size(); ++i) {
+    IndexUse x = out.indexes[i];
+    std::string_view use;
+    if (x.range.start_byte <= x.range.end_byte && x.range.end_byte <= text.size())
+      use = text.substr(x.range.start_byte, x.range.end_byte - x.range.start_byte);
+    if (use.size() >= 2 && (use.front() == '"' || use.front() == '\'') && use.back() == use.front())
+      use = use.substr(1, use.size() - 2);
+    const std::string var = variableOnly(use);
+    const auto values = var.empty() ? written.end() : written.find(var);
+    if (values != written.end()) {
+      const migrate::sdk::SourceRange* set = nullptr;  // the last setting before the use
+      for (const auto& [range, raw] : values->second)
+        if (range.start_byte < x.range.start_byte) set = &range;
+      if (set) x.range = *set;
+    }
+    if (kept.insert(x.range.start_byte).second) indexes.push_back(std::move(x));
+  }
+  out.indexes = std::move(indexes);
+}
+
 }  // namespace
 
 bool looksLikeDockerfile(std::string_view text) {
@@ -239,6 +269,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
   std::map<std::string, std::vector<std::pair<migrate::sdk::SourceRange, std::string>>> written;
   std::set<std::string> stages;
   std::string heredoc;  // the delimiter of the `RUN <<EOF` body being read, or ""
+  const std::size_t first_index = out.indexes.size();
   for (const LogicalLine& ll : logicalLines(text, true)) {
     const std::string& s = ll.text;
     std::size_t b = 0;
@@ -355,6 +386,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
     }
   }
   cudaExtras("dockerfile", written, out);
+  indexesWhereSet(text, first_index, written, out);
 }
 
 void cudaExtras(

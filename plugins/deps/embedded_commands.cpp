@@ -11,6 +11,10 @@
 // (`cudnn_name = f"nvidia-cudnn-cu{cu}==8.9.4.25"` … `run_pip(f"install {cudnn_name}")`), and a
 // package named there is reported at that assignment, where its name is written; a hole nobody
 // assigns stays `{}`, which names no package.
+//
+// A requirement checker installs what its first argument names when it is missing (Ultralytics'
+// `check_requirements("nvidia-tensorrt", cmds="-U --index-url …")`, copied into many YOLO
+// repositories): that string is read as `pip install '…'`.
 
 #include <algorithm>
 #include <cctype>
@@ -46,6 +50,18 @@ bool pipRunner(std::string_view name) {
   const bool starts = at == 0 && name.size() > 3 && name[3] == '_';
   const bool ends = at + 3 == name.size() && at > 0 && name[at - 1] == '_';
   return starts || ends;
+}
+
+/// A function that pip-installs the requirements it is given when they are missing:
+/// `check_requirements`, `install_requirements`, `ensure_requirements` (and the singular).
+bool requirementChecker(std::string_view name) {
+  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
+  for (std::string_view verb : {"check_", "install_", "ensure_"}) {
+    if (name.substr(0, verb.size()) != verb) continue;
+    const std::string_view rest = name.substr(verb.size());
+    return rest == "requirements" || rest == "requirement";
+  }
+  return false;
 }
 
 /// `{name}` holes of an f-string's source text, in order ("" for a hole that is not a plain name).
@@ -125,8 +141,10 @@ void readEmbeddedCommands(const Module& module, Manifests& out) {
   std::optional<migrate::sdk::LineIndex> index;
   for (const StringFact& s : module.strings()) {
     if (s.context != StringContext::PositionalArg || s.value.empty()) continue;
-    const bool runner = s.method.empty() && s.arg_index == 0 && pipRunner(lastComponent(s.callee));
-    if (s.method.empty() && !runner) continue;
+    const bool first = s.method.empty() && s.arg_index == 0;
+    const bool runner = first && pipRunner(lastComponent(s.callee));
+    const bool checker = first && !s.fstring && requirementChecker(lastComponent(s.callee));
+    if (s.method.empty() && !runner && !checker) continue;
     const bool image = s.method == "from_registry" && s.arg_index == 0;
     std::string step;
     Filled filled;
@@ -134,6 +152,8 @@ void readEmbeddedCommands(const Module& module, Manifests& out) {
     if (runner) {
       filled = filledValue(module, s);
       if (filled.value.rfind("install ", 0) == 0) step = "pip " + filled.value;
+    } else if (checker) {
+      step = shellStep("pip_install", s.value);
     } else if (!image) {
       step = shellStep(s.method, s.value);
     }

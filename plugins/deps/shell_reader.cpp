@@ -599,7 +599,7 @@ void readToolkitModules(const std::string& path, const LogicalLine& line, std::s
 void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::size_t begin,
                         const migrate::sdk::LineIndex& index, Manifests& out) {
   static const RE2 kStep(
-      R"((sources\.list\.d/(?:cuda|nvidia)[\w.-]*\.list|https?://developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos[^\s"';&|]*|https?://nvidia\.github\.io/(?:nvidia-docker|libnvidia-container|nvidia-container-runtime)[^\s"';&|]*|\bcuda-keyring[\w.+-]*))",
+      R"((sources\.list\.d/(?:cuda|nvidia)[\w.-]*\.list|https?://developer\.download\.nvidia\.com/compute/(?:cuda|machine-learning)/repos[^\s"';&|]*|https?://nvidia\.github\.io/(?:nvidia-docker|libnvidia-container|nvidia-container-runtime)[^\s"';&|]*|\bcuda-keyring[\w.+-]*|\b(?:cuda|nv-tensorrt|cudnn|nccl)(?:-local)?-repo-[\w.+*-]+|\bnvidia-machine-learning-repo[\w.+-]*))",
       plugin_support::bytePattern());
   if (begin >= line.text.size()) return;
   const std::string_view rest(line.text.data() + begin, line.text.size() - begin);
