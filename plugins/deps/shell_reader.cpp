@@ -113,6 +113,8 @@ std::vector<Word> shellWords(std::string_view s, std::size_t from) {
         w.value += s[i + 1];
         i += 2;
       } else if (d == '$' && i + 1 < s.size() && s[i + 1] == '(') {
+        // `$(id -u):$(id -g)`: the substitution, blanks and all, is part of the word
+        w.value += s[i++];
         int depth = 0;
         do {
           if (s[i] == '(') ++depth;
