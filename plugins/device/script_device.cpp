@@ -1,4 +1,5 @@
-// The device layer in shell launch scripts (*.sh, *.bash, Makefiles): CUDA runtime variables set or read
+// The device layer in shell launch scripts (*.sh, *.bash, Makefiles, the installation guide's shell
+// blocks): CUDA runtime variables set or read
 // there (DEV-037, DEV-038, DEV-039, DEV-053, the rules that report them in Python strings; the
 // first three renamed to the NPU runtime's names, as their rules' fixes do in Python), and
 // torch.cuda queries of inline Python (`GPUS=$(python -c 'import torch;
@@ -15,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
 #include "plugin_support/shell_text.hpp"
@@ -62,8 +64,10 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
   static const RE2 kDeviceOption(
       R"((?:^|\s)--(?:[\w-]*[_-])?(?:device(?:[_-]?map)?|map[_-]location)(?:=|\s+)["']?(cuda(?::\d+)?)["']?(?:\s|$))",
       plugin_support::bytePattern());
-  // nvidia-smi where a command starts (line start, after `;`, `&&`, `|`, `$(`, a backtick, or a path).
-  static const RE2 kSmi(R"((?:^\s*|[;&|(`]\s*|/)(nvidia-smi[^;&|)`]*))", plugin_support::bytePattern());
+  // nvidia-smi where a command starts (line start, after `;`, `&&`, `|`, `$(`, a backtick, a path,
+  // or make's `$(shell …)`).
+  static const RE2 kSmi(R"((?:^\s*|[;&|(`]\s*|/|\(shell\s+)(nvidia-smi[^;&|)`]*))",
+                        plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
     auto rangeOf = [&](const re2::StringPiece& m) {
@@ -132,9 +136,12 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
 
 void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, FindingSink& sink) {
   for (const FileEntry& file : workspace.files()) {
-    // A Makefile's recipes are shell lines too (`CUDA_VISIBLE_DEVICES= python train.py`).
-    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path)) continue;
-    const auto text = workspace.read(file.path);
+    // A Makefile's recipes are shell lines too (`CUDA_VISIBLE_DEVICES= python train.py`), and so
+    // are the shell blocks of the installation guide (`CUDA_VISIBLE_DEVICES=2 python train.py`).
+    const bool guide = isInstallGuide(file.path);
+    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide) continue;
+    auto text = workspace.read(file.path);
+    if (text && guide) text = installGuideScript(*text);
     if (!text ||
         (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
          text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
