@@ -1,6 +1,7 @@
 // DIST-008..011 in launch scripts: NCCL_* / TORCH_NCCL_* variables set or read in shell scripts
-// (*.sh, *.bash) and Dockerfiles. Comments and echo/printf lines are prose, not settings. And in
-// Python, settings named after such a variable and given a string (checkEnvironmentFields).
+// (*.sh, *.bash), Makefiles (`mpirun -x NCCL_MIN_NRINGS=4` in a recipe) and Dockerfiles. Comments
+// and echo/printf lines are prose, not settings. And in Python, settings named after such a
+// variable and given a string (checkEnvironmentFields).
 
 #include <algorithm>
 #include <cctype>
@@ -18,7 +19,7 @@ namespace {
 using namespace migrate::sdk;
 
 bool isScript(const FileEntry& file) {
-  if (file.language == Language::Shell) return true;
+  if (file.language == Language::Shell || plugin_support::isMakefile(file.path)) return true;
   const std::string& p = file.path;
   const std::size_t slash = p.rfind('/');
   const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
