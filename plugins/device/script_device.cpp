@@ -140,15 +140,15 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
     // are the shell blocks of the installation guide (`CUDA_VISIBLE_DEVICES=2 python train.py`).
     const bool guide = isInstallGuide(file.path);
     if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide) continue;
-    auto text = workspace.read(file.path);
-    if (text && guide) text = installGuideScript(*text);
+    const auto text = workspace.read(file.path);
     if (!text ||
         (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
          text->find("CUDNN") == std::string::npos && text->find("NVIDIA_") == std::string::npos &&
          text->find("torch.cuda.") == std::string::npos && text->find("nproc") == std::string::npos &&
          text->find("cuda") == std::string::npos && text->find("nvidia-smi") == std::string::npos))
       continue;
-    scanScript(file.path, *text, rules, sink);
+    // A guide is laid out as its shell blocks only once it names something the scan looks for.
+    scanScript(file.path, guide ? installGuideScript(*text) : *text, rules, sink);
   }
 }
 
