@@ -281,6 +281,9 @@ class DepsPlugin final : public Plugin {
       if (kind == deps::ManifestKind::None && deps::dockerfileByNameOnly(f.path))
         if (auto text = workspace.read(f.path); text && deps::looksLikeDockerfile(*text))
           kind = deps::ManifestKind::Dockerfile;
+      if (kind == deps::ManifestKind::None && deps::requirementsByNameOnly(f.path))
+        if (auto text = workspace.read(f.path); text && deps::looksLikeRequirements(*text))
+          kind = deps::ManifestKind::Requirements;
       read(f.path, kind);
       const auto slash = f.path.rfind('/');
       if (f.path.substr(slash == std::string::npos ? 0 : slash + 1) == "setup.py")

@@ -173,6 +173,12 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
 bool dockerfileByNameOnly(std::string_view path);
 /// Dockerfile text: its first instruction (after comments, blank lines and ARGs) is a FROM.
 bool looksLikeDockerfile(std::string_view text);
+/// A text file whose name or folder says dependencies but not requirements
+/// (`dependencies/recommended_gpu.txt`, `deps.txt`): worth reading to see whether it is one.
+bool requirementsByNameOnly(std::string_view path);
+/// Text in pip's requirements format: every line that is not blank or a comment is a pip option
+/// or a requirement, and there is at least one requirement (a licence text is not).
+bool looksLikeRequirements(std::string_view text);
 
 /// The pip / conda / uv install commands of one logical shell line, from character `begin` on.
 /// `variables` are substituted in package names, versions and index URLs; `pip_wrappers` are the

@@ -177,6 +177,38 @@ void readRequirementsFile(const std::string& path, std::string_view text, bool c
   }
 }
 
+bool requirementsByNameOnly(std::string_view path) {
+  const std::string p = lower(path);
+  const auto slash = p.rfind('/');
+  const std::string name = p.substr(slash == std::string::npos ? 0 : slash + 1);
+  const std::string dir = slash == std::string::npos ? "" : p.substr(0, slash);
+  const std::string parent = dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos) return false;
+  const std::string stem = name.substr(0, dot);
+  const std::string ext = name.substr(dot);
+  if (ext != ".txt" && ext != ".in") return false;
+  auto says = [](const std::string& word) {
+    return word.find("depend") != std::string::npos || word == "deps" || word.rfind("deps_", 0) == 0 ||
+           word.rfind("deps-", 0) == 0;
+  };
+  return says(stem) || says(parent);
+}
+
+bool looksLikeRequirements(std::string_view text) {
+  int requirements = 0;
+  for (const LogicalLine& ll : logicalLines(text)) {
+    std::string_view line = ll.text;
+    line = line.substr(0, commentStart(line));
+    while (!line.empty() && isSpace(line.front())) line.remove_prefix(1);
+    while (!line.empty() && isSpace(line.back())) line.remove_suffix(1);
+    if (line.empty() || line.front() == '-') continue;  // pip options: -r, -f, --index-url
+    if (!parseRequirement(line)) return false;
+    ++requirements;
+  }
+  return requirements > 0;
+}
+
 bool dockerfileByNameOnly(std::string_view path) {
   const std::string p = lower(path);
   const auto slash = p.rfind('/');
