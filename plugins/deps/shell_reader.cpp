@@ -649,7 +649,12 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
     for (++j; j < words.size() && !words[j].op && option(words[j].value); ++j) {
       const std::string& o = words[j].value;
       const bool runtime_next = o == "--runtime" && j + 1 < words.size() && words[j + 1].value == "nvidia";
-      if (o == "--gpus" || o.rfind("--gpus=", 0) == 0 || o == "--runtime=nvidia" || runtime_next) {
+      // An NVIDIA device node passed in by hand (`--device /dev/nvidia0`, `--device=/dev/nvidiactl`).
+      const bool nvidia_node =
+          o.rfind("--device=/dev/nvidia", 0) == 0 ||
+          (o == "--device" && j + 1 < words.size() && words[j + 1].value.rfind("/dev/nvidia", 0) == 0);
+      if (o == "--gpus" || o.rfind("--gpus=", 0) == 0 || o == "--runtime=nvidia" || runtime_next ||
+          nvidia_node) {
         report(words[j]);
         break;
       }

@@ -2,8 +2,8 @@
 // file (`image: mosaicml/pytorch_vision:1.13.1_cu117-…`), a Kubernetes manifest or a Compose file.
 // Each value of an `image` key (`image`, `base_image`, `docker_image`) is read as the FROM of a
 // Dockerfile, so DEP-010 judges it as it judges a Dockerfile's; a Compose service's NVIDIA GPU
-// reservation or runtime is a container started on NVIDIA GPUs (DEP-030). Files under hidden
-// folders (CI workflows, tool settings) are not the project's images.
+// reservation, runtime or mapped NVIDIA device node is a container started on NVIDIA GPUs (DEP-030). Files
+// under hidden folders (CI workflows, tool settings) are not the project's images.
 
 #include <re2/re2.h>
 
@@ -33,8 +33,10 @@ void readYamlImages(const std::string& path, std::string_view text, Manifests& o
     // A Compose file's GPU reservation (`deploy.resources.reservations.devices: - driver: nvidia`)
     // or NVIDIA runtime (`runtime: nvidia`): the container starts on NVIDIA GPUs, as `docker run
     // --gpus` does (DEP-030).
-    if ((v.key == "driver" && v.value == "nvidia" && v.parents.find("devices") != std::string::npos) ||
-        (v.key == "runtime" && v.value == "nvidia")) {
+    // An NVIDIA device node mapped in by hand (`devices: - /dev/nvidia0:/dev/nvidia0`) does too.
+    const bool in_devices = v.key == "devices" || v.parents.find("devices") != std::string::npos;
+    if ((v.key == "driver" && v.value == "nvidia" && in_devices) ||
+        (v.key == "runtime" && v.value == "nvidia") || (in_devices && v.value.rfind("/dev/nvidia", 0) == 0)) {
       if (!index) index.emplace(text);
       out.gpu_containers.push_back({path, index->range(v.begin, v.end), v.key + ": " + v.value});
       continue;
