@@ -149,14 +149,15 @@ bool echoed(std::string_view s, std::size_t from, std::size_t at) {
 }
 
 /// The settings of a RUN step: `export NAME=value` and `NAME=value command` in command position
-/// (also inside `bash -c "…"`), a setting for the rest of the step; and the CUDA paths the step
-/// names (`ldconfig /usr/local/cuda/…/stubs`, Triton's NVIDIA backend), one per line of the file
-/// where no setting was found.
+/// (also inside `bash -c "…"`, and after `then`/`do`/`else`), a setting for the rest of the step; and the
+/// CUDA paths the step names (`ldconfig /usr/local/cuda/…/stubs`, Triton's NVIDIA backend), one per line of
+/// the file where no setting was found.
 void readRunSettings(const std::string& path, const LogicalLine& ll, std::size_t r,
                      const migrate::sdk::LineIndex& index, Manifests& out) {
   const std::string& s = ll.text;
   if (r >= s.size()) return;
-  static const RE2 kCommandStart(R"re((?:^|[;&|(]|-c[ \t]+["'])[ \t]*)re", plugin_support::bytePattern());
+  static const RE2 kCommandStart(R"re((?:^|[;&|(]|\bthen\b|\bdo\b|\belse\b|-c[ \t]+["'])[ \t]*)re",
+                                 plugin_support::bytePattern());
   static const RE2 kSetting(R"re((export[ \t]+)?([A-Za-z_]\w*)=("[^"]*"|'[^']*'|[^\s;&|)"']*)[ \t]*)re",
                             plugin_support::bytePattern());
   const std::string_view run(s.data() + r, s.size() - r);
