@@ -1,6 +1,6 @@
 #pragma once
 /// CUDA library submodules in .gitmodules (OPS-037), Dockerfile extension builds (OPS-039), shell
-/// script and installation guide builds (OPS-044) and the
+/// script and installation guide builds (OPS-044), shell scripts' GPU build settings (OPS-046) and the
 /// cross-file Python glue (extension_glue.cpp); the per-file Python side of the build machinery is
 /// in PythonFile (build_machinery.cpp).
 
@@ -22,6 +22,11 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
 /// extension (script_builds.cpp): a setup.py build or local pip install of a project whose setup.py
 /// has a CUDAExtension, followed through the script's `cd`s, or that names CUDA work.
 void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);
+
+/// Reports the lines of one shell script that set a GPU architecture list or the CUDA compiler for
+/// its builds (script_settings.cpp, OPS-046); appends and pass-ons of another variable are not.
+void scanScriptSettings(const std::string& path, std::string_view script, const Rules& rules,
+                        sdk::FindingSink& sink);
 
 /// Python glue that only facts across files reveal (extension_glue.cpp): imports of and calls into
 /// extension modules a build script declares (OPS-028, OPS-038), and autograd Functions reaching an

@@ -22,7 +22,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/build_bindings.yaml",   // OPS-013..020
     "rules/triton.yaml",           // OPS-021..026
     "rules/python_glue.yaml",      // OPS-027..030
-    "rules/build_machinery.yaml",  // OPS-031..040, OPS-044, OPS-045
+    "rules/build_machinery.yaml",  // OPS-031..040, OPS-044..046
 };
 
 class CustomOpsPlugin final : public Plugin {

@@ -200,9 +200,10 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   for (const sdk::FileEntry* file : scripts) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
-    if (isShellScript(file->path))
+    if (isShellScript(file->path)) {
       scanScript(file->path, *text, projects, rules, built_libraries, sink);
-    else
+      scanScriptSettings(file->path, *text, rules, sink);
+    } else
       scanScript(file->path, sdk::installGuideScript(*text), projects, rules, built_libraries, sink);
   }
   if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);
