@@ -25,7 +25,7 @@ namespace {
 
 constexpr const char* kExtensionCall = "OPS-038";
 constexpr const char* kExtensionImport = "OPS-028";
-constexpr std::string_view kMemoKind = "cuda-ops/2";
+constexpr std::string_view kMemoKind = "cuda-ops/3";
 
 /// The end of the `{ … }` block whose body starts at `open` (just past its brace).
 std::size_t blockEnd(const std::string& code, std::size_t open) {
@@ -52,11 +52,15 @@ std::string opName(const std::string& text, std::size_t at, std::size_t limit) {
 
 /// Each string that opens a `MODULE.METHOD("…", …)` call in the block body [open, end) of `code`
 /// (comments and string contents masked), with the byte offsets of the string's content and its
-/// closing quote in `text`: `m.impl("op", …)`, `m.def("op(Tensor x) -> Tensor", &fn)`.
+/// closing quote in `text`: `m.impl("op", …)`, `m.def("op(Tensor x) -> Tensor", &fn)`, also through
+/// TORCH_SELECTIVE_NAME / TORCH_SELECTIVE_SCHEMA.
 template <typename Visit>
 void forEachBlockCall(const std::string& text, const std::string& code, std::size_t open, std::size_t end,
                       const std::string& module, std::string_view method, Visit&& visit) {
-  const RE2 call("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*)" + std::string(method) + R"(\s*\(\s*")",
+  // The name may come through PyTorch's selective-build macros: `m.impl(TORCH_SELECTIVE_NAME("ns::op"), …)`,
+  // `m.def(TORCH_SELECTIVE_SCHEMA("ns::op(Tensor x) -> Tensor"), …)` (torchvision's and pyg-lib's form).
+  const RE2 call("\\b" + RE2::QuoteMeta(module) + R"(\s*\.\s*)" + std::string(method) +
+                     R"(\s*\(\s*(?:TORCH_SELECTIVE_(?:NAME|SCHEMA)\s*\(\s*)?")",
                  bytePattern());
   re2::StringPiece body(code.data() + open, end - open);
   while (RE2::FindAndConsume(&body, call)) {
