@@ -357,14 +357,22 @@ class Glue {
       const auto it = by_module_.find(module);
       return it == by_module_.end() ? kNone : it->second;
     };
-    for (PyFile& f : files_) {
+    for (PyFile& f : files_)
       for (Import& imp : f.imports) {
         imp.target_file = file(imp.name.empty() ? imp.module : imp.module + "." + imp.name);
         imp.from_file = file(imp.module);
       }
+    resolveReexports();
+    for (PyFile& f : files_) {
       for (Block& b : f.functions) b.used = usedImports(f, b.uses);
       for (Block& b : f.classes) b.used = usedImports(f, b.uses);
     }
+  }
+
+  /// The module or name an import binds: the extension a re-export stands for, else what it names.
+  static std::string targetOf(const Import& imp) {
+    if (!imp.reexported.empty()) return imp.reexported;
+    return imp.name.empty() ? imp.module : imp.module + "." + imp.name;
   }
 
   /// The build script declaring `module`, or one of the packages holding it (the submodules of
@@ -409,6 +417,29 @@ class Glue {
   }
   const std::string& installedFrom(const std::string& package) const { return installed_.at(package); }
 
+  /// `from .jit_compiler import tutel_custom_kernel` where jit_compiler.py does `import
+  /// tutel_custom_kernel` (a declared extension): the name is that extension here too, also through
+  /// chains of such re-exports (a package's __init__).
+  void resolveReexports() {
+    for (int round = 0; round < 4; ++round) {
+      bool changed = false;
+      for (PyFile& f : files_)
+        for (Import& imp : f.imports) {
+          if (imp.star || imp.name.empty() || !imp.reexported.empty() || imp.target_file != kNone ||
+              imp.from_file == kNone || &files_[imp.from_file] == &f)
+            continue;
+          for (const Import& other : files_[imp.from_file].imports) {
+            if (other.star || other.bound != imp.name) continue;
+            const std::string target = targetOf(other);
+            if (other.reexported.empty() && !extension(target)) continue;
+            imp.reexported = target;
+            changed = true;
+          }
+        }
+      if (!changed) break;
+    }
+  }
+
   /// True when some file imports a compiled extension: only then is there glue to follow.
   bool anyExtensionImport() const {
     for (const PyFile& f : files_)
@@ -444,7 +475,7 @@ class Glue {
       std::vector<std::string> attrs = attributesOf(uses, imp.bound);
       if (!called && attrs.empty()) continue;
       auto add = [&](Way way, std::string note = {}) { used.push_back({i, way, std::move(note), {}}); };
-      const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
+      const std::string target = targetOf(imp);
       if (extension(target) && !attrs.empty()) {  // an extension module: alias.fn(...)
         if (looksLikeExtension(target))
           add(Way::Kernel);
@@ -453,7 +484,7 @@ class Glue {
               imp.bound + "." + attrs.front() + " (" + target + ", declared in " + *declaredIn(target) + ")");
         continue;
       }
-      if (!imp.name.empty() && extension(imp.module)) {  // from ext import fn
+      if (!imp.name.empty() && imp.reexported.empty() && extension(imp.module)) {  // from ext import fn
         if (!called) continue;
         if (looksLikeExtension(imp.module))
           add(Way::Kernel);
@@ -566,6 +597,7 @@ class Glue {
 /// The module a non-star import binds when only a build script declares it ("" when none).
 std::string declaredModule(const Glue& glue, const Import& imp) {
   if (imp.star) return "";
+  if (!imp.reexported.empty()) return glue.declaredOnly(imp.reexported, true) ? imp.reexported : "";
   const std::string target = imp.name.empty() ? imp.module : imp.module + "." + imp.name;
   // A name a build declares itself first (`from structured_kernels import fn` is a function of the
   // declared module), then a name inside a declared package (`from pkg.core_cc.x import Ops`).
@@ -654,7 +686,10 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
   for (const Import& imp : f.imports) {
     const std::string module = declaredModule(glue, imp);
     if (module.empty() || imp.line >= t.lines.size()) continue;
-    auto f1 = rules.make(kExtensionImport, f.path, lineRange(imp.line), module, module, {{"value", module}});
+    // A re-export's import is reported where the extension is imported; here only its calls.
+    auto f1 = imp.reexported.empty() ? rules.make(kExtensionImport, f.path, lineRange(imp.line), module,
+                                                  module, {{"value", module}})
+                                     : std::nullopt;
     if (f1) {
       f1->details = {{"module", module}, {"bound_as", imp.bound}, {"declared_in", *glue.declaredIn(module)}};
       sink.report(std::move(*f1));
@@ -662,7 +697,7 @@ void report(const sdk::WorkspaceView& workspace, const Glue& glue, const PyFile&
     if (npu_path) continue;
     // `from structured_kernels import cauchy_mult_fwd`: the imported function is called by name.
     const bool function_import = !imp.name.empty() && imp.module == module;
-    if (!function_import && module != (imp.name.empty() ? imp.module : imp.module + "." + imp.name)) continue;
+    if (!function_import && module != Glue::targetOf(imp)) continue;
     // The names the module goes by: its import's, and plain aliases of it (`ext_c = exllamav2_ext`).
     std::vector<std::string> names{imp.bound};
     const RE2 alias("^(\\w+)\\s*=\\s*" + RE2::QuoteMeta(imp.bound) + "\\s*$", bytePattern());

@@ -132,10 +132,10 @@ void PythonFile::extensionBuilds() {
     }
 }
 
-/// `ext_module = ext_loader.load_ext("_ext", [...])`, `m = importlib.import_module("foo_cuda")`:
-/// a name bound to a compiled extension loaded by its module name.
+/// `ext_module = ext_loader.load_ext("_ext", [...])`, `m = importlib.import_module("foo_cuda")`,
+/// `_C, _ = optional_import("monai._C")`: a name bound to a compiled extension loaded by its module name.
 bool PythonFile::loadsExtensionByName(const CallFact& c) const {
-  if (c.assigned_to.empty()) return false;
+  if (loadedAs(c).empty()) return false;
   if (!hubKernel(c).empty() || projectBuilderLoad(c)) return true;
   // A loader by its name (`load_ext`, `import_module`, `_load_cuda_ext`), not `info.get("force_cuda")`.
   const std::string fn = lower(lastPart(c.callee_written));
@@ -144,7 +144,7 @@ bool PythonFile::loadsExtensionByName(const CallFact& c) const {
   // a loader whose result is named like a compiled module (`act_cuda = load.load()`).
   // (cpp_extension's own load() is a build, reported as such.)
   if (startsWith(c.callee_resolved, "torch.utils.cpp_extension.")) return false;
-  if (looksLikeExtensionModule(c.assigned_to) ||
+  if (looksLikeExtensionModule(loadedAs(c)) ||
       std::any_of(c.args.begin(), c.args.end(), [](const auto& a) { return mentionsCudaSource(a.text); }))
     return true;
   if (c.args.empty()) return false;
@@ -191,11 +191,11 @@ void PythonFile::extensionImports() {
     const std::string hub = hubKernel(c);
     const bool named =
         !c.args.empty() && c.args.front().index == 0 && c.args.front().kind == sdk::ValueKind::String;
-    const std::string target = !hub.empty() ? hub : named ? c.args.front().text : c.assigned_to;
+    const std::string target = !hub.empty() ? hub : named ? c.args.front().text : loadedAs(c);
     auto f = rules_.make(kExtensionImport, std::string(m_.path()), c.range, c.callee_written,
                          c.callee_resolved, {{"value", target}});
     if (!f) continue;
-    f->details = {{"module", target}, {"bound_as", c.assigned_to}, {"loaded_by", c.callee_written}};
+    f->details = {{"module", target}, {"bound_as", loadedAs(c)}, {"loaded_by", c.callee_written}};
     report(std::move(f));
   }
   // `OP = torch.ops.wkv7` beside `load(name="wkv7", …)`: the op namespace bound like an import.

@@ -58,6 +58,9 @@ struct Import {
   bool star = false;
   std::size_t target_file = kNone;  ///< the repository's file of the module imported (Glue sets it)
   std::size_t from_file = kNone;    ///< the repository's file of `module` in `from module import name`
+  /// The extension module the name is, when another module of the repository binds it by
+  /// importing one (`from .jit_compiler import tutel_custom_kernel`); Glue sets it.
+  std::string reexported;
 };
 
 struct PyFile {

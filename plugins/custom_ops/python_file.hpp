@@ -57,6 +57,11 @@ class PythonFile {
   bool fileHasCudaSourceString() const;
   void extensionBuilds();
   bool loadsExtensionByName(const CallFact& c) const;
+  /// The name a loader call's result is bound to: `name = load(…)`, or the first name of
+  /// `name, _ = optional_import("pkg._C")` (a module and an availability flag); "" for neither.
+  static const std::string& loadedAs(const CallFact& c) {
+    return c.assigned_to.empty() ? c.unpacked_first : c.assigned_to;
+  }
   /// `ops = TransformerBuilder().load()`: an op builder of the project JIT-builds its kernels.
   bool projectBuilderLoad(const CallFact& c) const;
   /// The hub repository of a kernel `get_kernel("org/name")` downloads, or "" (extension_imports.cpp).

@@ -190,7 +190,7 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
         if (d.kind == DefinitionFact::Kind::Function && d.top_level && within(c.range, d.range) &&
             m.text(d.range).find("return ") != std::string_view::npos)
           extension_providers_.emplace(d.name, built.empty() ? d.name : built);
-    if (loadsExtensionByName(c)) extension_names_.insert(c.assigned_to);
+    if (loadsExtensionByName(c)) extension_names_.insert(loadedAs(c));
   }
   // `cuda_module = transformer_cuda_module` (in a function too): one more name for an extension.
   if (!extension_names_.empty()) {

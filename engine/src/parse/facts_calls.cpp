@@ -79,9 +79,11 @@ void FactExtractor::classifyResultUse(TSNode call, sdk::CallFact& c) const {
     c.result_use = sdk::ResultUse::Iterate;
   } else if (is(p, sym_.assignment)) {
     TSNode left = child(p, f_left_);
-    if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern))
+    if (is(left, sym_.pattern_list) || is(left, sym_.tuple_pattern) || is(left, sym_.list_pattern)) {
       c.result_use = sdk::ResultUse::TupleUnpack;
-    else if (is(left, sym_.identifier))
+      if (ts_node_named_child_count(left) > 0 && is(ts_node_named_child(left, 0), sym_.identifier))
+        c.unpacked_first = std::string(text(ts_node_named_child(left, 0)));
+    } else if (is(left, sym_.identifier))
       c.assigned_to = std::string(text(left));
   }
 }

@@ -63,6 +63,7 @@ struct CallFact {
   ResultUse result_use = ResultUse::None;
   std::string result_attribute;  ///< for ResultUse::Attribute
   std::string assigned_to;       ///< `name = call(...)`: the single target name
+  std::string unpacked_first;    ///< `name, … = call(...)`: the first target, when a plain name
   SourceRange range;             ///< the whole call
   SourceRange name_range;        ///< the method name, or the callee chain
 };

@@ -9,7 +9,7 @@
 namespace migrate::sdk {
 
 /// Bumped whenever a type that crosses the plugin boundary changes layout or meaning.
-inline constexpr std::uint32_t kAbiVersion = 7;  ///< 7: CallFact::splat
+inline constexpr std::uint32_t kAbiVersion = 8;  ///< 8: CallFact::unpacked_first
 
 /// Human-readable SDK version (the product version the headers come from).
 inline constexpr const char* kSdkVersion = "0.4.0";
