@@ -40,6 +40,28 @@ std::vector<std::pair<std::string, std::string_view>> topLevelDefs(std::string_v
   return defs;
 }
 
+/// Declares extension module `name` of the build script at `path`. A build script in a sub-folder
+/// built in place (`cd bundlesdf/mycuda && pip install -e .`) leaves the module beside it:
+/// `CUDAExtension("common", …)` there is also imported as `bundlesdf.mycuda.common`, or as
+/// `mycuda.common` with the parent folder on the path; a dotted name there is compiled into the
+/// package its first part names (kPackageDeclared).
+void declare(const std::string& name, const std::string& path, std::map<std::string, std::string>& out) {
+  out.emplace(name, path);
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos || slash == 0) return;
+  if (name.find('.') != std::string::npos) {
+    out.emplace(std::string(kPackageDeclared) + name.substr(0, name.find('.')), path);
+    return;
+  }
+  std::string folder = path.substr(0, slash);
+  std::replace(folder.begin(), folder.end(), '/', '.');
+  for (std::size_t from = 0; from != std::string::npos;) {  // `a.b.c`, `b.c`, `c` for a script in a/b/c/
+    out.emplace(folder.substr(from) + "." + name, path);
+    const std::size_t dot = folder.find('.', from);
+    from = dot == std::string::npos ? dot : dot + 1;
+  }
+}
+
 /// `def make_cuda_ext(name, module, sources, sources_cuda=None): … CUDAExtension(name=f"{module}.{name}")`
 /// then `make_cuda_ext(name="deform_conv_ext", module="basicsr.ops.dcn", …)`: a module-level helper
 /// that builds CUDAExtensions declares `module.name` for each call (the open-mmlab convention), or
@@ -105,32 +127,34 @@ void declaredExtensions(const std::string& path, std::string_view text,
     }
     return whole;
   };
-  // A build script in a sub-folder built in place (`cd bundlesdf/mycuda && pip install -e .`)
-  // leaves the module beside it: `CUDAExtension("common", …)` there is also imported as
-  // `bundlesdf.mycuda.common`, or as `mycuda.common` with the parent folder on the path.
-  std::vector<std::string> packages;  // `a.b.c`, `b.c`, `c` for a script in a/b/c/
-  if (const std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0) {
-    std::string folder = path.substr(0, slash);
-    std::replace(folder.begin(), folder.end(), '/', '.');
-    for (std::size_t from = 0; from != std::string::npos;) {
-      packages.push_back(folder.substr(from));
-      const std::size_t dot = folder.find('.', from);
-      from = dot == std::string::npos ? dot : dot + 1;
-    }
-  }
   forEachMatch(build, text, [&](const auto& m) {
     const std::string written = str(m[2]);
     const bool holes = written.find_first_of("{}") != std::string::npos;
     if (holes && m[1].empty()) return;  // braces in a plain string name no module
     const std::string name = holes ? substituted(written) : written;
-    if (name.empty()) return;
-    out.emplace(name, path);
-    if (name.find('.') == std::string::npos)
-      for (const auto& package : packages) out.emplace(package + "." + name, path);
-    else if (!packages.empty())
-      out.emplace(std::string(kPackageDeclared) + name.substr(0, name.find('.')), path);
+    if (!name.empty()) declare(name, path, out);
   });
   declaredThroughHelpers(path, text, out);
+}
+
+/// `Extension("gpu_nms", ["nms_kernel.cu", "gpu_nms.pyx"], libraries=["cudart"])`,
+/// `cpp_extension.CppExtension("pkg.libnat_cuda", sources=[".../edit_dist.cu"])`: a plain setuptools
+/// Extension (or CppExtension) given CUDA sources or linked to the CUDA runtime is a CUDA build too
+/// (a custom build_ext hands the `.cu` files to nvcc; BuildExtension does so for CppExtension).
+void declaredCudaSourceExtensions(const std::string& path, std::string_view text,
+                                  std::map<std::string, std::string>& out) {
+  if (text.find("Extension") == std::string_view::npos ||
+      (text.find(".cu") == std::string_view::npos && text.find("cudart") == std::string_view::npos))
+    return;
+  static const RE2 kBuild(R"((?:^|[^\w.])(?:\w+\.)*(Extension|CppExtension)\s*\()", bytePattern());
+  static const RE2 kName(R"(^\s*(?:name\s*=\s*)?[rR]?["']([\w.]+)["'])", bytePattern());
+  static const RE2 kCuda(R"(\.cuh?["']|["']cudart["'])", bytePattern());
+  forEachMatch(kBuild, text, [&](const auto& m) {
+    const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
+    const std::string_view args = callArguments(text, open);
+    std::string name;
+    if (RE2::PartialMatch(args, kName, &name) && RE2::PartialMatch(args, kCuda)) declare(name, path, out);
+  });
 }
 
 /// `PCCMExtension(cus, "spconv/core_cc", …)`: pccm's setuptools extension (cumm's code generator,
@@ -208,6 +232,7 @@ std::string dottedName(std::string path, bool& package) {
 std::map<std::string, std::string> declaredModules(const std::string& path, std::string_view text) {
   std::map<std::string, std::string> declared;
   declaredExtensions(path, text, declared);
+  declaredCudaSourceExtensions(path, text, declared);
   declaredGeneratedPackages(path, text, declared);
   declaredJitBindings(path, text, declared);
   declaredCMakeExtensions(path, text, declared);

@@ -27,14 +27,19 @@ inline std::size_t stringEnd(std::string_view s, std::size_t i, bool stop_at_lin
   return i;
 }
 
-/// Offset of the bracket that closes the one at `open` in Python source (string literals skipped,
-/// any bracket kind nesting); `s.size()` when it is never closed.
+/// Offset of the bracket that closes the one at `open` in Python source (string literals and
+/// comments skipped: a `# we're …` inside a call opens no string; any bracket kind nesting);
+/// `s.size()` when it is never closed.
 inline std::size_t closingBracket(std::string_view s, std::size_t open) {
   int depth = 0;
   for (std::size_t i = open; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '"' || c == '\'') {
       i = stringEnd(s, i, false);
+      continue;
+    }
+    if (c == '#') {
+      while (i + 1 < s.size() && s[i + 1] != '\n') ++i;
       continue;
     }
     if (c == '(' || c == '[' || c == '{') ++depth;
