@@ -24,9 +24,12 @@ constexpr const char* kScriptBuild = "OPS-044";
 constexpr const char* kBuiltLibraryLoad = "OPS-045";
 constexpr std::size_t kKept = 4096;  // bytes of the folder and of a continued command kept
 
-bool isShellScript(const std::string& path) {
-  const std::string l = lower(path);
-  return endsWith(l, ".sh") || endsWith(l, ".bash") || endsWith(l, ".zsh");
+/// A shell script by its extension, or by its shebang (the inventory's Language::Shell: an
+/// extensionless `bin/install-apex`, a Slurm job script).
+bool isShellScript(const sdk::FileEntry& file) {
+  const std::string l = lower(file.path);
+  return file.language == sdk::Language::Shell || endsWith(l, ".sh") || endsWith(l, ".bash") ||
+         endsWith(l, ".zsh");
 }
 
 /// The folder a script is in after `cd target`, from the folder it was in ("" where it started).
@@ -193,14 +196,14 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
 void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> scripts;
   for (const auto& file : workspace.files())
-    if (isShellScript(file.path) || sdk::isInstallGuide(file.path)) scripts.push_back(&file);
+    if (isShellScript(file) || sdk::isInstallGuide(file.path)) scripts.push_back(&file);
   if (scripts.empty()) return;
   const SetupProjects projects(workspace);
   std::set<std::string> built_libraries;  // the shared libraries nvcc commands of the scripts write
   for (const sdk::FileEntry* file : scripts) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
-    if (isShellScript(file->path)) {
+    if (isShellScript(*file)) {
       scanScript(file->path, *text, projects, rules, built_libraries, sink);
       scanScriptSettings(file->path, *text, rules, sink);
     } else

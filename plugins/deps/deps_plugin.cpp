@@ -281,6 +281,9 @@ class DepsPlugin final : public Plugin {
       if (kind == deps::ManifestKind::None && deps::dockerfileByNameOnly(f.path))
         if (auto text = workspace.read(f.path); text && deps::looksLikeDockerfile(*text))
           kind = deps::ManifestKind::Dockerfile;
+      // A script of no known extension, known by its shebang (`bin/install-apex`).
+      if (kind == deps::ManifestKind::None && f.language == migrate::sdk::Language::Shell)
+        kind = deps::ManifestKind::Shell;
       if (kind == deps::ManifestKind::None && deps::requirementsByNameOnly(f.path))
         if (auto text = workspace.read(f.path); text && deps::looksLikeRequirements(*text))
           kind = deps::ManifestKind::Requirements;

@@ -259,6 +259,17 @@ TEST(Inventory, LanguagesByName) {
   EXPECT_EQ(languageOf("requirements.txt"), sdk::Language::Text);
 }
 
+TEST(Inventory, ShellScriptsByShebang) {
+  EXPECT_EQ(languageOf("bin/scripts/parallel-run", "#!/usr/bin/env bash\nset -e\n"), sdk::Language::Shell);
+  EXPECT_EQ(languageOf("bin/install", "#!/bin/sh -e\n"), sdk::Language::Shell);
+  EXPECT_EQ(languageOf("tools/run", "#!/usr/bin/env -S bash -x\n"), sdk::Language::Shell);
+  EXPECT_EQ(languageOf("bin/tool", "#!/usr/bin/env python3\nimport os\n"), sdk::Language::Other);
+  EXPECT_EQ(languageOf("bin/tool", "# no shebang\n"), sdk::Language::Other);
+  EXPECT_EQ(languageOf("bin/env", "#!/usr/bin/env\n"), sdk::Language::Other);
+  // A known extension keeps its language whatever the first line says.
+  EXPECT_EQ(languageOf("train.py", "#!/bin/bash\n"), sdk::Language::Python);
+}
+
 }  // namespace
 }  // namespace migrate
 

@@ -72,5 +72,8 @@ std::vector<TreeEntry> listRepositoryTree(const std::filesystem::path& root,
 bool globMatch(std::string_view pattern, std::string_view path);
 
 sdk::Language languageOf(const std::string& relative_path);
+/// The same, with the file's first bytes: a file of no known extension whose first line is a
+/// shell's shebang (`#!/bin/bash`, `#!/usr/bin/env sh`) is a shell script (`bin/run-parallel`).
+sdk::Language languageOf(const std::string& relative_path, std::string_view head);
 
 }  // namespace migrate

@@ -9,6 +9,8 @@
 
 namespace migrate::sdk {
 
+/// A file's language, from its name; a file of no known extension whose first line is a shell's
+/// shebang (`#!/usr/bin/env bash`) is Shell.
 enum class Language { Python, Cuda, Cpp, C, CMake, Shell, Text, Other };
 
 struct FileEntry {
