@@ -104,9 +104,14 @@ bool namesCudaWork(std::string_view text) {
 
 bool switchesBuildOn(std::string_view line) {
   static const RE2 kBuildSwitch(
-      R"((^|[[:space:];&|])[A-Z0-9_]*(BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*=("?)(1|true|TRUE|True|ON|yes)("?)([[:space:]]|$))",
+      R"((?:^|[[:space:];&|])([A-Z0-9_]*(?:BUILD|EXT|CUDA|KERNEL|OPS)[A-Z0-9_]*)=(?:"?)(?:1|true|TRUE|True|ON|yes)(?:"?)(?:[[:space:]]|$))",
       bytePattern());
-  return RE2::PartialMatch(line, kBuildSwitch);
+  // A switch that turns the build off (`MINFERENCE_SKIP_CUDA_BUILD=TRUE`, `DISABLE_EXT=1`) is none.
+  static const RE2 kOff(R"((?:^|_)(?:SKIP|DISABLE|NO|WITHOUT)(?:_|$))", bytePattern());
+  re2::StringPiece rest(line.data(), line.size());
+  for (std::string name; RE2::FindAndConsume(&rest, kBuildSwitch, &name);)
+    if (!RE2::PartialMatch(name, kOff)) return true;
+  return false;
 }
 
 std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line) {

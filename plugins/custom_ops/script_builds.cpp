@@ -99,9 +99,16 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
           if (where < at) d = changeDirectory(d, target);
         return d;
       };
+      // `MINFERENCE_FORCE_BUILD=TRUE $python setup.py $3`: a verb the script's caller picks is a
+      // build when the step forces one (the same line's sdist under `…_SKIP_CUDA_BUILD` is not).
+      static const RE2 kVariableVerb(R"(\bsetup\.py[[:space:]]+("?\$\{?\w+\}?"?))", bytePattern());
+      std::string variable_verb;
       if (const std::string verb = setupPyVerb(line); !verb.empty()) {
         dir = cwdAt(line.find("setup.py"));
         what = "setup.py " + verb;
+      } else if (RE2::PartialMatch(line, kVariableVerb, &variable_verb) && switchesBuildOn(step)) {
+        dir = cwdAt(line.find("setup.py"));
+        what = "setup.py " + variable_verb;
       } else {
         for (const LocalInstall& in : pipLocalTargets(line, pip_open)) {
           if (in.vcs) continue;

@@ -272,8 +272,10 @@ class InstallScanner {
       // `run_pip_quiet torch --index-url …/cu128`: the function runs `pip install "$@"`.
       pipArguments(w, i + 1);
       return;
-    } else if (isVersioned(prog, "python") && i + 2 < w.size() && w[i + 1].value == "-m" &&
+    } else if ((isVersioned(prog, "python") || (prog.empty() && w[i].value.find('$') != std::string::npos)) &&
+               i + 2 < w.size() && w[i + 1].value == "-m" &&
                isVersioned(withoutVariables(w[i + 2].value), "pip")) {
+      // also an interpreter held in a variable: `$python_executable -m pip install flash_attn`
       args = i + 3;
     } else if (prog == "uv" && i + 1 < w.size() && w[i + 1].value == "pip") {
       args = i + 2;
