@@ -4,6 +4,7 @@
 // reported where it is written: a setting that only appends to the list (`X="${X};8.0"`) or passes
 // another variable on (`X='${X}'`, `-DCMAKE_CUDA_ARCHITECTURES=$ARCHS`) is not.
 
+#include <cctype>
 #include <string>
 #include <string_view>
 
