@@ -4,6 +4,10 @@
 /// cross-file Python glue (extension_glue.cpp); the per-file Python side of the build machinery is
 /// in PythonFile (build_machinery.cpp).
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 #include "common.hpp"
 #include "plugin_support/python_text.hpp"
 
@@ -23,10 +27,15 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
 /// has a CUDAExtension, followed through the script's `cd`s, or that names CUDA work.
 void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);
 
-/// Reports the lines of one shell script that set a GPU architecture list or the CUDA compiler for
-/// its builds (script_settings.cpp, OPS-046); appends and pass-ons of another variable are not.
-void scanScriptSettings(const std::string& path, std::string_view script, const Rules& rules,
-                        sdk::FindingSink& sink);
+/// A GPU architecture list or CUDA compiler a shell line sets for the script's builds (OPS-046).
+struct ScriptSetting {
+  std::string variable;  ///< `TORCH_CUDA_ARCH_LIST`, or the CMake definition `CMAKE_CUDA_COMPILER`
+  std::string value;     ///< as written, quotes removed
+};
+/// The setting one line of a shell script makes, from its first non-blank character
+/// (script_settings.cpp); nothing for an append to the same list, a value passed on from another
+/// variable, or echo/printf text. scanScript walks the lines and reports it.
+std::optional<ScriptSetting> scriptSetting(std::string_view line);
 
 /// Python glue that only facts across files reveal (extension_glue.cpp): imports of and calls into
 /// extension modules a build script declares (OPS-028, OPS-038), and autograd Functions reaching an

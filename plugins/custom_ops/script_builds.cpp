@@ -3,6 +3,8 @@
 // whose setup.py has a CUDAExtension, or an install that names CUDA work (`--cuda_ext`). A
 // script's `cd` holds for the lines after it, as the shell runs them. A script's own nvcc
 // compile is one too, and Python that loads the shared library it writes through ctypes is OPS-045.
+// The same walk over a shell script's lines reports its GPU architecture lists and CUDA compiler
+// (OPS-046, script_settings.cpp).
 
 #include <optional>
 #include <set>
@@ -22,6 +24,7 @@ namespace {
 
 constexpr const char* kScriptBuild = "OPS-044";
 constexpr const char* kBuiltLibraryLoad = "OPS-045";
+constexpr const char* kScriptSetting = "OPS-046";
 constexpr std::size_t kKept = 4096;  // bytes of the folder and of a continued command kept
 
 /// A shell script by its extension, or by its shebang (the inventory's Language::Shell: an
@@ -74,7 +77,8 @@ std::optional<SetupProjects::Builds> projectIn(const SetupProjects& projects, co
 /// Reports the extension builds of one script (an installation guide's shell blocks, with the
 /// guide's line numbers), and adds the shared libraries its nvcc commands write to `built_libraries`.
 void scanScript(const std::string& path, std::string_view script, const SetupProjects& projects,
-                const Rules& rules, std::set<std::string>& built_libraries, sdk::FindingSink& sink) {
+                const Rules& rules, bool shell_script, std::set<std::string>& built_libraries,
+                sdk::FindingSink& sink) {
   const sdk::LineIndex lines(script);
   const auto slash = path.rfind('/');
   const std::string script_dir = slash == std::string::npos ? "" : path.substr(0, slash);
@@ -89,6 +93,16 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
     const std::size_t first = line.find_first_not_of(" \t");
     const bool comment = first == std::string_view::npos || line[first] == '#';
     if (!comment) {
+      // A shell script's GPU architecture list or CUDA compiler (OPS-046; not a guide's blocks).
+      if (const auto setting = shell_script ? scriptSetting(line.substr(first)) : std::nullopt) {
+        const std::string shown = setting->variable + "=" + setting->value;
+        const auto start = static_cast<std::uint32_t>(pos + first);
+        if (auto f = rules.make(kScriptSetting, path, lines.range(start, static_cast<std::uint32_t>(nl)),
+                                setting->variable, {}, {{"value", shown}})) {
+          f->details = {{"variable", setting->variable}, {"value", setting->value}};
+          sink.report(std::move(*f));
+        }
+      }
       step += std::string(line) + "\n";
       // Where the install on this line happens: after the `cd`s before it on the line.
       std::string what, dir;
@@ -210,11 +224,10 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
   for (const sdk::FileEntry* file : scripts) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
-    if (isShellScript(*file)) {
-      scanScript(file->path, *text, projects, rules, built_libraries, sink);
-      scanScriptSettings(file->path, *text, rules, sink);
-    } else
-      scanScript(file->path, sdk::installGuideScript(*text), projects, rules, built_libraries, sink);
+    if (isShellScript(*file))
+      scanScript(file->path, *text, projects, rules, true, built_libraries, sink);
+    else
+      scanScript(file->path, sdk::installGuideScript(*text), projects, rules, false, built_libraries, sink);
   }
   if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);
 }

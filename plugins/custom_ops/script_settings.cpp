@@ -1,22 +1,21 @@
-// GPU build settings of shell scripts (OPS-046): a GPU architecture list or a CUDA compiler a
-// script sets for the builds it runs (`TORCH_CUDA_ARCH_LIST="6.0;7.0;7.5"`,
-// `BASPACHO_CUDA_ARCHS="60;70;75"`, `-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc`). The value is
-// reported where it is written: a setting that only appends to the list (`X="${X};8.0"`) or passes
-// another variable on (`X='${X}'`, `-DCMAKE_CUDA_ARCHITECTURES=$ARCHS`) is not.
+// GPU build settings of shell scripts (OPS-046), read a line at a time by scanScript
+// (script_builds.cpp): a GPU architecture list or a CUDA compiler a script sets for the builds it runs
+// (`TORCH_CUDA_ARCH_LIST="6.0;7.0;7.5"`, `BASPACHO_CUDA_ARCHS="60;70;75"`,
+// `-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc`). The value is reported where it is written: a setting
+// that only appends to the list (`X="${X};8.0"`) or passes another variable on (`X='${X}'`,
+// `-DCMAKE_CUDA_ARCHITECTURES=$ARCHS`) is not.
 
 #include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
-#include "migrate/sdk/text_position.hpp"
 
 namespace custom_ops {
 
 namespace {
-
-constexpr const char* kScriptSetting = "OPS-046";
 
 /// Whether `value` is only a variable reference (`$ARCHS`, `${ARCHS}`, `${ARCHS:-8.0}`), or
 /// mentions `name` itself (an append: `${TORCH_CUDA_ARCH_LIST};8.0`).
@@ -42,9 +41,10 @@ std::string unquoted(std::string value) {
 
 }  // namespace
 
-void scanScriptSettings(const std::string& path, std::string_view script, const Rules& rules,
-                        sdk::FindingSink& sink) {
-  if (script.find("CUDA") == std::string_view::npos) return;
+std::optional<ScriptSetting> scriptSetting(std::string_view line) {
+  if (line.find("CUDA") == std::string_view::npos || line.rfind("echo", 0) == 0 ||
+      line.rfind("printf", 0) == 0)
+    return std::nullopt;
   // A setting in command position: at the start of the line or after ; & | ( `then`/`do`/a case
   // pattern's `)`, optionally exported (`export`, `local`, `declare -x`).
   static const RE2 kSetting(
@@ -54,36 +54,14 @@ void scanScriptSettings(const std::string& path, std::string_view script, const 
   // A CMake definition of the CUDA compiler or architectures anywhere in a command or a value.
   static const RE2 kDefinition(R"(-D(CMAKE_CUDA_(?:COMPILER|ARCHITECTURES))=("[^"]*"|'[^']*'|[^\s"';&|)]*))",
                                bytePattern());
-  const sdk::LineIndex lines(script);
-  std::size_t pos = 0;
-  while (pos < script.size()) {
-    std::size_t nl = script.find('\n', pos);
-    if (nl == std::string_view::npos) nl = script.size();
-    const std::string_view line = script.substr(pos, nl - pos);
-    const std::size_t first = line.find_first_not_of(" \t");
-    const bool skip = first == std::string_view::npos || line[first] == '#' ||
-                      line.substr(first).rfind("echo", 0) == 0 || line.substr(first).rfind("printf", 0) == 0;
-    if (!skip && line.find("CUDA") != std::string_view::npos) {
-      std::string name, value;
-      re2::StringPiece input(line.data(), line.size());
-      bool found = false;
-      while (!found && RE2::FindAndConsume(&input, kSetting, &name, &value))
-        found = !passedOn(unquoted(value), name);
-      input = re2::StringPiece(line.data(), line.size());
-      while (!found && RE2::FindAndConsume(&input, kDefinition, &name, &value))
-        found = !passedOn(unquoted(value), "");
-      if (found) {
-        const auto start = static_cast<std::uint32_t>(pos + first);
-        const std::string shown = name + "=" + unquoted(value);
-        if (auto f = rules.make(kScriptSetting, path, lines.range(start, static_cast<std::uint32_t>(nl)),
-                                name, {}, {{"value", shown}})) {
-          f->details = {{"variable", name}, {"value", unquoted(value)}};
-          sink.report(std::move(*f));
-        }
-      }
-    }
-    pos = nl + 1;
-  }
+  std::string name, value;
+  re2::StringPiece input(line.data(), line.size());
+  while (RE2::FindAndConsume(&input, kSetting, &name, &value))
+    if (!passedOn(unquoted(value), name)) return ScriptSetting{name, unquoted(value)};
+  input = re2::StringPiece(line.data(), line.size());
+  while (RE2::FindAndConsume(&input, kDefinition, &name, &value))
+    if (!passedOn(unquoted(value), "")) return ScriptSetting{name, unquoted(value)};
+  return std::nullopt;
 }
 
 }  // namespace custom_ops
