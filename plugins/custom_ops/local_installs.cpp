@@ -70,7 +70,10 @@ std::optional<LocalInstall> pipLocalTarget(std::string_view args) {
 }  // namespace
 
 std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open) {
-  static const RE2 kPipInstall(R"(\bpip[0-9.]*[[:space:]]+install([[:space:]]|$))", bytePattern());
+  // pip's own options may stand before the command (`pip --no-cache-dir install`).
+  static const RE2 kPipInstall(
+      R"(\bpip[0-9.]*(?:[[:space:]]+--?[A-Za-z][\w-]*(?:=\S+)?)*[[:space:]]+install([[:space:]]|$))",
+      bytePattern());
   std::vector<LocalInstall> out;
   if (open)
     if (auto install = pipLocalTarget(line)) out.push_back(std::move(*install));
@@ -114,6 +117,13 @@ bool switchesBuildOn(std::string_view line) {
   return false;
 }
 
+bool switchesCudaOff(std::string_view line) {
+  static const RE2 kCpuOnly(
+      R"((?:^|[[:space:];&|])[A-Z0-9_]*(?:ONLY_CPU|CPU_ONLY|NO_CUDA|SKIP_CUDA|DISABLE_CUDA|WITHOUT_CUDA)[A-Z0-9_]*=(?:"?)(?:1|true|TRUE|True|ON|yes)(?:"?)(?:[[:space:]]|$))",
+      bytePattern());
+  return RE2::PartialMatch(line, kCpuOnly);
+}
+
 std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line) {
   static const RE2 kCd(R"((?:^|[[:space:];&|(])cd[[:space:]]+["']?([^[:space:]"'&;|)]+))", bytePattern());
   std::vector<std::pair<std::size_t, std::string>> out;
@@ -122,6 +132,29 @@ std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view lin
     out.emplace_back(static_cast<std::size_t>(target.data() - line.data()),
                      std::string(target.data(), target.size()));
   return out;
+}
+
+std::string changeDirectory(std::string cwd, std::string_view target) {
+  if (target.empty() || target == "-" || target == "~") return cwd;
+  if (target.front() == '/' || target.front() == '$' || target.front() == '~') cwd.clear();
+  std::size_t begin = 0;
+  while (begin <= target.size()) {
+    const std::size_t end = std::min(target.find('/', begin), target.size());
+    const std::string_view part = target.substr(begin, end - begin);
+    if (part == "..") {
+      const auto slash = cwd.rfind('/');
+      if (cwd.empty() || baseName(cwd) == "..")
+        cwd.append(cwd.empty() ? ".." : "/..");
+      else
+        cwd.erase(slash == std::string::npos ? 0 : slash);
+    } else if (!part.empty() && part != ".") {
+      if (!cwd.empty()) cwd += '/';
+      cwd.append(part);
+    }
+    if (end == target.size()) break;
+    begin = end + 1;
+  }
+  return cwd;
 }
 
 std::string baseName(const std::string& path) {

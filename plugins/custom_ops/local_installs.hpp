@@ -38,6 +38,10 @@ bool namesCudaWork(std::string_view text);
 /// Whether a command switches an extension build on (`BUILD_EXT=1`, `DS_BUILD_OPS=1`, `FORCE_CUDA=1`).
 bool switchesBuildOn(std::string_view line);
 
+/// Whether a command switches the CUDA part of a build off (`FORCE_ONLY_CPU=1`, `CPU_ONLY=1`,
+/// `NO_CUDA=1`, `SKIP_CUDA_BUILD=TRUE`): what it builds is CPU code.
+bool switchesCudaOff(std::string_view line);
+
 /// What the repository's setup.py files build: a CUDAExtension, other native code (ext_modules, a
 /// CMake build, which a CUDA toolkit image compiles with nvcc when its CMakeLists asks), or nothing.
 class SetupProjects {
@@ -61,6 +65,11 @@ class SetupProjects {
 
 /// The `cd` commands of a line or step: where each target starts in it, and the target.
 std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view line);
+
+/// The folder a script is in after `cd target`, from the folder it was in ("" where it started).
+/// An absolute path or one through a variable (`$DIR/bundlesdf/mycuda`) replaces it; `..` leaves
+/// the last folder, or goes above the start ("..").
+std::string changeDirectory(std::string cwd, std::string_view target);
 
 /// The last part of a '/'-separated path.
 std::string baseName(const std::string& path);

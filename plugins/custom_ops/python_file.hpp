@@ -95,6 +95,10 @@ class PythonFile {
   void tritonKernels();
   void tritonAutotune();
   std::string assignedExpression(const CallFact& c, const std::string& name) const;
+  /// The top-level function of `defs` that the local `name` holds at call `c`, through its
+  /// assignments before the call (`kernel = fwd_kernel; kernel = copy_func(kernel, …)`), or "".
+  std::string boundFunction(const CallFact& c, const std::string& name,
+                            const std::set<std::string>& defs) const;
   std::string gridExpression(const CallFact& c, const std::string& grid) const;
   void tritonLaunches();
   static const char* tritonApiRule(const std::string& r);
@@ -154,8 +158,9 @@ class PythonFile {
   mutable std::set<std::string> used_plain_modules_;  ///< those called like kernels from autograd passes
   std::vector<const DefinitionFact*> triton_kernels_;
   std::set<std::string> triton_kernel_names_;
-  std::set<std::string> dsl_kernel_names_;  ///< functions of this file in a CUDA-only DSL (OPS-030)
-  std::vector<TvmSite> tvm_sites_;          ///< tvmCudaSites(), OPS-030
+  std::map<std::string, const CallFact*> jit_calls_;  ///< kernel → `triton.jit(local)` applying it
+  std::set<std::string> dsl_kernel_names_;            ///< functions of this file in a CUDA-only DSL (OPS-030)
+  std::vector<TvmSite> tvm_sites_;                    ///< tvmCudaSites(), OPS-030
 };
 
 }  // namespace custom_ops::python

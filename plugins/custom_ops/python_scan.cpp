@@ -212,12 +212,23 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
           {str(g[1]), str(g[3]), b, b + static_cast<std::uint32_t>(g[2].size())});
     });
   }
-  // `kernel = triton.jit(fn)`: the call form of the decorator, on a def of this file.
+  // `kernel = triton.jit(fn)`: the call form of the decorator, on a def of this file, also
+  // through a local bound to one (`kernel = fwd_kernel; … triton.jit(kernel)`).
+  std::set<std::string> top_level_functions;
+  for (const auto& d : m.definitions())
+    if (d.kind == DefinitionFact::Kind::Function && d.top_level) top_level_functions.insert(d.name);
   std::set<std::string> jitted;
   for (const auto& c : m.calls())
     if (isTritonJit(c.callee_resolved) && !c.args.empty() && c.args.front().index == 0 &&
-        c.args.front().kind == sdk::ValueKind::Name)
-      jitted.insert(c.args.front().text);
+        c.args.front().kind == sdk::ValueKind::Name) {
+      const std::string& name = c.args.front().text;
+      if (top_level_functions.count(name)) {
+        jitted.insert(name);
+      } else if (auto def = boundFunction(c, name, top_level_functions); !def.empty()) {
+        jitted.insert(def);
+        jit_calls_.emplace(def, &c);
+      }
+    }
   for (const auto& d : m.definitions())
     if (d.kind == DefinitionFact::Kind::Function &&
         (std::any_of(d.decorators.begin(), d.decorators.end(), isTritonJit) ||

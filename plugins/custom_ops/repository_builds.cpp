@@ -12,6 +12,7 @@
 #include "byte_regex.hpp"
 #include "local_installs.hpp"
 #include "migrate/sdk/text_position.hpp"
+#include "plugin_support/shell_text.hpp"
 
 namespace custom_ops {
 
@@ -20,10 +21,7 @@ namespace {
 constexpr const char* kCudaSubmodule = "OPS-037";
 constexpr const char* kDockerBuild = "OPS-039";
 
-bool isDockerfile(const std::string& path) {
-  const std::string name = baseName(path);
-  return name == "Dockerfile" || startsWith(name, "Dockerfile.") || endsWith(lower(name), ".dockerfile");
-}
+using plugin_support::isDockerfile;
 
 /// An extra whose name says it builds kernels (`.[compile]`, `.[cuda_ext]`, `.[kernels]`).
 bool buildExtra(const std::string& extras) {
@@ -245,7 +243,14 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         stage_switch = true;
       // `BUILD_EXT=1 pip install .`, `DS_BUILD_OPS=1 …`: the command switches its extension build on.
       const bool build_switch = switchesBuildOn(line);
-      if (!comment && (cuda_extension || cuda_stage || build_switch || stage_switch) &&
+      // `cd third_party/flash-attention/csrc/rotary && pip install .`: the step builds in a folder
+      // the repository does not hold (a submodule, a clone) whose path names CUDA work.
+      std::string cwd = workdir;
+      for (const auto& [where, target] : cdCommands(step)) cwd = changeDirectory(cwd, target);
+      const bool foreign_cuda_dir = namesCudaWork(cwd) && !projects.folder(baseName(cwd));
+      if (!comment &&
+          (cuda_extension || cuda_stage || build_switch || stage_switch || foreign_cuda_dir ||
+           namesCudaWork(line)) &&
           (instruction == "RUN" || instruction == "run")) {
         std::string what;
         std::size_t at = pos, end = nl;  // the line reported
@@ -258,7 +263,8 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
           const bool own =
               !RE2::PartialMatch(step, kClone) && (kernelBuild(installed(step, workdir), cuda_stage) ||
                                                    (cuda_stage && namesCudaWork(stage_names)));
-          if (own || build_switch || stage_switch || namesCudaWork(line)) what = "setup.py " + group;
+          if (own || build_switch || stage_switch || namesCudaWork(line) || foreign_cuda_dir)
+            what = "setup.py " + group;
         } else if (auto installs = pipLocalTargets(line, pip_open); !installs.empty()) {
           // A local install builds the repository's CUDA extension, or says it builds CUDA code
           // (`--cuda_ext`), or asks a CUDA toolkit stage for an extra named for a kernel build
@@ -273,7 +279,8 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
                                     in.target == "." || in.target == "./" ? step : step + " cd " + in.target,
                                     workdir) == Builds::Cuda
                               : root == Builds::Cuda) ||
-                             build_switch || namesCudaWork(line) || (cuda_stage && buildExtra(in.extras))) {
+                             build_switch || namesCudaWork(line) || (cuda_stage && buildExtra(in.extras)) ||
+                             (foreign_cuda_dir && (in.target == "." || in.target == "./"))) {
               what = "pip install " + in.target + (in.extras.empty() ? "" : "[" + in.extras + "]");
               break;
             }

@@ -1,4 +1,5 @@
-// CUDA extension builds in the repository's shell scripts and installation guides (OPS-044):
+// CUDA extension builds in the repository's shell scripts, installation guides and CI workflows
+// (their shell steps) (OPS-044):
 // `cd networks/correlation_package && python setup.py install`, `pip install -e .` in a folder
 // whose setup.py has a CUDAExtension, or an install that names CUDA work (`--cuda_ext`). A
 // script's `cd` holds for the lines after it, as the shell runs them. A script's own nvcc
@@ -15,6 +16,7 @@
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
 #include "local_installs.hpp"
+#include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
 
@@ -33,32 +35,6 @@ bool isShellScript(const sdk::FileEntry& file) {
   const std::string l = lower(file.path);
   return file.language == sdk::Language::Shell || endsWith(l, ".sh") || endsWith(l, ".bash") ||
          endsWith(l, ".zsh");
-}
-
-/// The folder a script is in after `cd target`, from the folder it was in ("" where it started).
-/// An absolute path or one through a variable (`$DIR/bundlesdf/mycuda`) replaces it; `..` leaves
-/// the last folder, or goes above the start ("..").
-std::string changeDirectory(std::string cwd, std::string_view target) {
-  if (target.empty() || target == "-" || target == "~") return cwd;
-  if (target.front() == '/' || target.front() == '$' || target.front() == '~') cwd.clear();
-  std::size_t begin = 0;
-  while (begin <= target.size()) {
-    const std::size_t end = std::min(target.find('/', begin), target.size());
-    const std::string_view part = target.substr(begin, end - begin);
-    if (part == "..") {
-      const auto slash = cwd.rfind('/');
-      if (cwd.empty() || baseName(cwd) == "..")
-        cwd.append(cwd.empty() ? ".." : "/..");
-      else
-        cwd.erase(slash == std::string::npos ? 0 : slash);
-    } else if (!part.empty() && part != ".") {
-      if (!cwd.empty()) cwd += '/';
-      cwd.append(part);
-    }
-    if (end == target.size()) break;
-    begin = end + 1;
-  }
-  return cwd;
 }
 
 /// What the project in `dir` builds: the setup.py of the repository's folder of that name, or the
@@ -146,11 +122,16 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
         what = output.empty() ? "nvcc" : "nvcc -o " + output;
         nvcc_build = true;
       }
+      if (!what.empty() && !nvcc_build && switchesCudaOff(step))
+        what.clear();  // `FORCE_ONLY_CPU=1 python setup.py …`
       if (!what.empty()) {
         const auto builds = projectIn(projects, dir, script_dir);
         const bool cuda =
             nvcc_build || (builds ? *builds == SetupProjects::Builds::Cuda : namesCudaWork(step));
-        if (cuda || switchesBuildOn(step)) {
+        // A build switch (`FORCE_CUDA=1`) counts unless the project is known to build no extension
+        // at all (Captum's `BUILD_INSIGHTS=1 python setup.py develop`).
+        const bool can_build = !builds || *builds != SetupProjects::Builds::Nothing;
+        if (cuda || (can_build && switchesBuildOn(step))) {
           const std::string where = dir.empty() ? what : what + " in " + dir;
           const auto start = static_cast<std::uint32_t>(pos + first);
           if (auto f = rules.make(kScriptBuild, path, lines.range(start, static_cast<std::uint32_t>(nl)),
@@ -217,7 +198,8 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
 void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> scripts;
   for (const auto& file : workspace.files())
-    if (isShellScript(file) || sdk::isInstallGuide(file.path)) scripts.push_back(&file);
+    if (isShellScript(file) || sdk::isInstallGuide(file.path) || sdk::isCiWorkflow(file.path))
+      scripts.push_back(&file);
   if (scripts.empty()) return;
   const SetupProjects projects(workspace);
   std::set<std::string> built_libraries;  // the shared libraries nvcc commands of the scripts write
@@ -226,6 +208,8 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     if (!text) continue;
     if (isShellScript(*file))
       scanScript(file->path, *text, projects, rules, true, built_libraries, sink);
+    else if (sdk::isCiWorkflow(file->path))  // a workflow's shell steps are shell script
+      scanScript(file->path, sdk::ciWorkflowScript(*text), projects, rules, true, built_libraries, sink);
     else
       scanScript(file->path, sdk::installGuideScript(*text), projects, rules, false, built_libraries, sink);
   }

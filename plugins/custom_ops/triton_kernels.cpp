@@ -22,15 +22,15 @@ constexpr const char* kTritonDriver = "OPS-025";
 constexpr const char* kTritonCudaOnly = "OPS-026";
 constexpr const char* kTritonHelper = "OPS-042";
 
-/// The right-hand side of the last line of `text` that assigns `name` (the regex
-/// `(^|\n)[ \t]*NAME[ \t]*=[ \t]*([^\n]+)`, whose group it returns, as a loop: a name or line of
-/// megabytes recursed once per character in std::regex). "" when there is none.
-std::string lastAssignment(std::string_view text, std::string_view name) {
+/// The right-hand sides of the lines of `text` that assign `name`, in order (the regex
+/// `(^|\n)[ \t]*NAME[ \t]*=[ \t]*([^\n]+)`, whose group it collects, as a loop: a name or line of
+/// megabytes recursed once per character in std::regex).
+std::vector<std::string> assignments(std::string_view text, std::string_view name) {
   const auto blanks = [&](std::size_t i, std::size_t end) {
     while (i < end && (text[i] == ' ' || text[i] == '\t')) ++i;
     return i;
   };
-  std::string found;
+  std::vector<std::string> found;
   for (std::size_t line = 0; line <= text.size();) {
     std::size_t eol = text.find('\n', line);
     if (eol == std::string_view::npos) eol = text.size();
@@ -41,14 +41,20 @@ std::string lastAssignment(std::string_view text, std::string_view name) {
         const std::size_t value = blanks(i + 1, eol);
         // At least one character: blanks alone leave the last of them (the regex backtracks).
         if (value < eol)
-          found = std::string(text.substr(value, eol - value));
+          found.emplace_back(text.substr(value, eol - value));
         else if (value > i + 1)
-          found = std::string(1, text[eol - 1]);
+          found.emplace_back(1, text[eol - 1]);
       }
     }
     line = eol + 1;
   }
   return found;
+}
+
+/// The right-hand side of the last line of `text` that assigns `name`; "" when there is none.
+std::string lastAssignment(std::string_view text, std::string_view name) {
+  auto all = assignments(text, name);
+  return all.empty() ? std::string() : std::move(all.back());
 }
 
 /// One parameter of a `def`: its name, annotation and default as written.
@@ -259,6 +265,7 @@ sdk::SourceRange PythonFile::kernelSite(const DefinitionFact& d) const {
   if (std::any_of(d.decorators.begin(), d.decorators.end(), isTritonJit))
     return decoratorSite(d, [](const std::string& r) { return isTritonJit(r); });
   // `kernel = triton.jit(kernel)`: the call applies the decorator.
+  if (const auto it = jit_calls_.find(d.name); it != jit_calls_.end()) return it->second->range;
   for (const auto& c : m_.calls())
     if (isTritonJit(c.callee_resolved) && !c.args.empty() && c.args.front().index == 0 &&
         c.args.front().text == d.name && c.range.start_byte >= d.range.end_byte)
@@ -404,6 +411,25 @@ std::string PythonFile::assignedExpression(const CallFact& c, const std::string&
   std::string found = lastAssignment(src.substr(from, c.range.start_byte - from), name);
   if (const auto hash = found.find("  #"); hash != std::string::npos) found = found.substr(0, hash);
   return collapseSpace(found);
+}
+
+std::string PythonFile::boundFunction(const CallFact& c, const std::string& name,
+                                      const std::set<std::string>& defs) const {
+  static const RE2 kIdent(R"([A-Za-z_]\w*)", bytePattern());
+  if (!RE2::FullMatch(name, kIdent)) return {};
+  const std::string_view src = m_.source();
+  const std::size_t from = c.range.start_byte > 4000 ? c.range.start_byte - 4000 : 0;
+  static const RE2 kWord(R"(([A-Za-z_]\w*))", bytePattern());
+  std::string bound;
+  for (const std::string& value : assignments(src.substr(from, c.range.start_byte - from), name)) {
+    re2::StringPiece rest(value);
+    for (std::string word; RE2::FindAndConsume(&rest, kWord, &word);)
+      if (defs.count(word)) {
+        bound = word;
+        break;
+      }
+  }
+  return bound;
 }
 
 /// `grid = lambda meta: (…)` or `grid = (…)` assigned before a launch that passes `grid`.

@@ -14,6 +14,7 @@
 #include "compat_table.hpp"
 #include "deps_embedded_rules.hpp"
 #include "manifest.hpp"
+#include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "repo_path.hpp"
@@ -270,6 +271,10 @@ class DepsPlugin final : public Plugin {
           break;
         case deps::ManifestKind::InstallDoc:
           deps::readShellScript(path, migrate::sdk::installGuideScript(*text), m);
+          break;
+        case deps::ManifestKind::CiWorkflow:  // the job's container and its shell steps
+          deps::readYamlImages(path, *text, m);
+          deps::readShellScript(path, migrate::sdk::ciWorkflowScript(*text), m);
           break;
         case deps::ManifestKind::None:
           return;

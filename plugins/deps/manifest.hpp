@@ -280,8 +280,9 @@ enum class ManifestKind {
   CogConfig,  ///< cog.yaml
   Shell,
   Makefile,
-  OtherYaml,  ///< a YAML file not named like a conda environment: read as one if its text is one
-  InstallDoc  ///< README.md / INSTALL.md / docs/installation.md: its shell code blocks
+  OtherYaml,   ///< a YAML file not named like a conda environment: read as one if its text is one
+  InstallDoc,  ///< README.md / INSTALL.md / docs/installation.md: its shell code blocks
+  CiWorkflow   ///< .github/workflows/*.yml and other CI specs: their job images and shell steps
 };
 ManifestKind manifestKind(std::string_view path);
 /// Whether the text of a YAML file of any name (`semantic_design.yml`) is a conda environment: a

@@ -4,7 +4,9 @@
 #include <cctype>
 
 #include "manifest.hpp"
+#include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/install_guide.hpp"
+#include "plugin_support/shell_text.hpp"
 
 namespace deps {
 namespace {
@@ -229,11 +231,10 @@ ManifestKind manifestKind(std::string_view path) {
   const std::string ext = dot == std::string::npos ? "" : name.substr(dot);
   if (name == "setup.cfg") return ManifestKind::SetupCfg;
   if (name == "pyproject.toml") return ManifestKind::Pyproject;
-  if (name == "dockerfile" || name == "containerfile" || name.rfind("dockerfile.", 0) == 0 ||
-      name.rfind("dockerfile-", 0) == 0 || name.rfind("dockerfile_", 0) == 0 || ext == ".dockerfile")
-    return ManifestKind::Dockerfile;
+  if (plugin_support::isDockerfile(path)) return ManifestKind::Dockerfile;
   if (name == "cog.yaml" || name == "cog.yml") return ManifestKind::CogConfig;
   if (name == "makefile" || name == "gnumakefile" || ext == ".mk") return ManifestKind::Makefile;
+  if (migrate::sdk::isCiWorkflow(path)) return ManifestKind::CiWorkflow;
   if (ext == ".yml" || ext == ".yaml") {
     if (stem.find("environment") != std::string::npos || stem.find("conda") != std::string::npos ||
         stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0 ||

@@ -277,7 +277,9 @@ class InstallScanner {
                isVersioned(withoutVariables(w[i + 2].value), "pip")) {
       // also an interpreter held in a variable: `$python_executable -m pip install flash_attn`
       args = i + 3;
-    } else if (prog == "uv" && i + 1 < w.size() && w[i + 1].value == "pip") {
+    } else if ((prog == "uv" || (prog.empty() && w[i].value.find('$') != std::string::npos)) &&
+               i + 1 < w.size() && w[i + 1].value == "pip") {
+      // also uv held in a variable: `$(UV) pip install flash-attn` in a Makefile recipe
       args = i + 2;
     } else if (prog == "uv" && i + 1 < w.size() && (w[i + 1].value == "sync" || w[i + 1].value == "run")) {
       // The options up to the first other word (`uv run … python -m x` runs x with its own).

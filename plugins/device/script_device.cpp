@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
@@ -60,9 +61,10 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
   static const RE2 kNprocByCuda(
       R"((?:\btorchrun\b|\btorch\.distributed\.(?:run|launch)\b).*?(--nproc[_-]per[_-]node[= ]+["']?(?:gpu|auto)\b))",
       plugin_support::bytePattern());
-  // A device option given a CUDA device (`--device cuda:0`, `--device=cuda`, `--map-location "cuda"`).
+  // A device option given a CUDA device (`--device cuda:0`, `--device=cuda`, `--map-location "cuda"`,
+  // `--device "cuda:$i"`).
   static const RE2 kDeviceOption(
-      R"((?:^|\s)--(?:[\w-]*[_-])?(?:device(?:[_-]?map)?|map[_-]location)(?:=|\s+)["']?(cuda(?::\d+)?)["']?(?:\s|$))",
+      R"((?:^|\s)--(?:[\w-]*[_-])?(?:device(?:[_-]?map)?|map[_-]location)(?:=|\s+)["']?(cuda(?::(?:\d+|\$\{?\w+\}?))?)["']?(?:\s|$))",
       plugin_support::bytePattern());
   // nvidia-smi where a command starts (line start, after `;`, `&&`, `|`, `$(`, a backtick, a path,
   // or make's `$(shell …)`).
@@ -138,8 +140,11 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
   for (const FileEntry& file : workspace.files()) {
     // A Makefile's recipes are shell lines too (`CUDA_VISIBLE_DEVICES= python train.py`), and so
     // are the shell blocks of the installation guide (`CUDA_VISIBLE_DEVICES=2 python train.py`).
+    // So are the shell steps of a CI workflow (`run: nvidia-smi`).
     const bool guide = isInstallGuide(file.path);
-    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide) continue;
+    const bool workflow = isCiWorkflow(file.path);
+    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide && !workflow)
+      continue;
     const auto text = workspace.read(file.path);
     if (!text ||
         (text->find("CUDA") == std::string::npos && text->find("CUBLAS") == std::string::npos &&
@@ -148,7 +153,11 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
          text->find("cuda") == std::string::npos && text->find("nvidia-smi") == std::string::npos))
       continue;
     // A guide is laid out as its shell blocks only once it names something the scan looks for.
-    scanScript(file.path, guide ? installGuideScript(*text) : *text, rules, sink);
+    scanScript(file.path,
+               guide      ? installGuideScript(*text)
+               : workflow ? ciWorkflowScript(*text)
+                          : std::string(*text),
+               rules, sink);
   }
 }
 

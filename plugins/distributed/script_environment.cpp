@@ -1,7 +1,7 @@
 // DIST-008..011 in launch scripts: NCCL_* / TORCH_NCCL_* variables set or read in shell scripts
-// (*.sh, *.bash), Makefiles (`mpirun -x NCCL_MIN_NRINGS=4` in a recipe) and Dockerfiles. Comments
-// and echo/printf lines are prose, not settings. And in Python, settings named after such a
-// variable and given a string (checkEnvironmentFields).
+// (*.sh, *.bash), Makefiles (`mpirun -x NCCL_MIN_NRINGS=4` in a recipe), Dockerfiles and the shell
+// steps of CI workflows. Comments and echo/printf lines are prose, not settings. And in Python,
+// settings named after such a variable and given a string (checkEnvironmentFields).
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "distributed_checks.hpp"
+#include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
 #include "plugin_support/shell_text.hpp"
@@ -27,7 +28,7 @@ bool isScript(const FileEntry& file) {
     const std::string s(suffix);
     return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
   };
-  return name == "Dockerfile" || name.rfind("Dockerfile.", 0) == 0 || ends(".dockerfile") || ends(".zsh");
+  return plugin_support::isDockerfile(p) || ends(".zsh");
 }
 
 /// The edits renaming every occurrence of `name` on the line (NCCL → HCCL inside the name).
@@ -93,10 +94,11 @@ const RuleInfo* environmentRule(std::string_view name, const RuleTable& rules) {
 
 void checkScriptEnvironment(const WorkspaceView& workspace, const RuleTable& rules, FindingSink& sink) {
   for (const FileEntry& file : workspace.files()) {
-    if (!isScript(file)) continue;
+    const bool workflow = isCiWorkflow(file.path);  // its shell steps (`run: |`)
+    if (!isScript(file) && !workflow) continue;
     const auto text = workspace.read(file.path);
     if (!text || text->find("NCCL_") == std::string::npos) continue;
-    scanScript(file.path, *text, rules, sink);
+    scanScript(file.path, workflow ? ciWorkflowScript(*text) : *text, rules, sink);
   }
 }
 

@@ -92,6 +92,32 @@ bool platformTableEntry(std::string_view src, std::uint32_t at) {
   return key == "cuda" || key == "gpu" || key == "nccl";
 }
 
+/// Whether `call` (`self.cuda(…)` inside a class, `Quantizer.cuda(…)`) calls a method that one of
+/// the module's own classes defines under that name (hqq's `HQQLinear.cuda(self, device)`): the
+/// project's method, not the library's of the same name.
+bool ownMethodCall(const sdk::Module& module, const sdk::CallFact& call) {
+  const std::string& written = call.callee_written;
+  const auto dot = written.rfind('.');
+  if (dot == std::string::npos) return false;
+  const std::string receiver = written.substr(0, dot);
+  if (receiver.find('.') != std::string::npos) return false;  // `self.model.cuda()`: another object's
+  const auto& defs = module.definitions();
+  for (const sdk::DefinitionFact& d : defs) {
+    if (d.kind != sdk::DefinitionFact::Kind::Function || d.name != call.method) continue;
+    const auto cls_end = d.qualified_name.rfind('.');
+    if (cls_end == std::string::npos) continue;
+    const std::string cls = d.qualified_name.substr(0, cls_end);
+    const auto cls_dot = cls.rfind('.');
+    if (receiver == (cls_dot == std::string::npos ? cls : cls.substr(cls_dot + 1))) return true;
+    if (receiver != "self" && receiver != "cls") continue;
+    for (const sdk::DefinitionFact& c : defs)
+      if (c.kind == sdk::DefinitionFact::Kind::Class && c.qualified_name == cls &&
+          call.range.start_byte >= c.range.start_byte && call.range.end_byte <= c.range.end_byte)
+        return true;
+  }
+  return false;
+}
+
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -289,7 +315,7 @@ void RuleSet::matchImports(const sdk::Module& module, sdk::FindingSink& sink) co
 void RuleSet::matchCalls(const sdk::Module& module, sdk::FindingSink& sink) const {
   for (const sdk::CallFact& call : module.calls()) {
     if (!call.method.empty() && !call.receiver_is_module) {
-      if (auto it = methods_.find(call.method); it != methods_.end()) {
+      if (auto it = methods_.find(call.method); it != methods_.end() && !ownMethodCall(module, call)) {
         for (const Rule* rule : it->second) {
           if (rule->args && !argMatches(*rule->args, call, module)) continue;
           SourceRange range = call.name_range;

@@ -2,6 +2,7 @@
 /// Lines of shell scripts (and Dockerfile RUN steps) as the plugins that read launch scripts see
 /// them: the code before a comment, and whether the line only prints text.
 
+#include <cctype>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,18 @@ inline bool isMakefile(std::string_view path) {
   const std::string_view name = path.substr(slash == std::string_view::npos ? 0 : slash + 1);
   return name == "Makefile" || name == "makefile" || name == "GNUmakefile" ||
          (name.size() > 3 && name.substr(name.size() - 3) == ".mk");
+}
+
+/// A Dockerfile by its name, any case (`Dockerfile`, `Dockerfile.gpu`, `Dockerfile-ubuntu`,
+/// `Dockerfile_cu121`, `train.dockerfile`, `Containerfile`): its RUN steps are shell lines.
+inline bool isDockerfile(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  std::string name(path.substr(slash == std::string_view::npos ? 0 : slash + 1));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto starts = [&](std::string_view p) { return name.rfind(p, 0) == 0; };
+  return name == "dockerfile" || name == "containerfile" || starts("dockerfile.") || starts("dockerfile-") ||
+         starts("dockerfile_") ||
+         (name.size() > 11 && name.compare(name.size() - 11, 11, ".dockerfile") == 0);
 }
 
 /// Length of the part of `line` before a comment: a '#' at the start or after white space,
