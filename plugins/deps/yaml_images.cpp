@@ -29,6 +29,7 @@ void readYamlImages(const std::string& path, std::string_view text, Manifests& o
        text.find("--gpus") == std::string_view::npos))
     return;
   static const RE2 kImageKey(R"((?i)(\w*[_-])?image)", plugin_support::bytePattern());
+  static const RE2 kGpuOption(R"((?:^|\s)--(?:gpus|runtime[= ]+nvidia)\b)", plugin_support::bytePattern());
   std::string error;
   const auto values = plugin_support::configValues(text, error);
   if (!error.empty()) return;  // not this reader's to diagnose: the file is no manifest it knows
@@ -40,7 +41,6 @@ void readYamlImages(const std::string& path, std::string_view text, Manifests& o
     // An NVIDIA device node mapped in by hand (`devices: - /dev/nvidia0:/dev/nvidia0`) does too.
     const bool in_devices = v.key == "devices" || v.parents.find("devices") != std::string::npos;
     // A CI job's container given the runner's GPUs (`container: options: --gpus all`).
-    static const RE2 kGpuOption(R"((?:^|\s)--(?:gpus|runtime[= ]+nvidia)\b)", plugin_support::bytePattern());
     const bool gpu_options = workflow && v.key == "options" && RE2::PartialMatch(v.value, kGpuOption);
     if ((v.key == "driver" && v.value == "nvidia" && in_devices) ||
         (v.key == "runtime" && v.value == "nvidia") || (in_devices && v.value.rfind("/dev/nvidia", 0) == 0) ||

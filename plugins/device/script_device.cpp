@@ -153,11 +153,10 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
          text->find("cuda") == std::string::npos && text->find("nvidia-smi") == std::string::npos))
       continue;
     // A guide is laid out as its shell blocks only once it names something the scan looks for.
-    scanScript(file.path,
-               guide      ? installGuideScript(*text)
-               : workflow ? ciWorkflowScript(*text)
-                          : std::string(*text),
-               rules, sink);
+    if (guide || workflow)
+      scanScript(file.path, guide ? installGuideScript(*text) : ciWorkflowScript(*text), rules, sink);
+    else
+      scanScript(file.path, *text, rules, sink);
   }
 }
 

@@ -22,13 +22,7 @@ using namespace migrate::sdk;
 bool isScript(const FileEntry& file) {
   if (file.language == Language::Shell || plugin_support::isMakefile(file.path)) return true;
   const std::string& p = file.path;
-  const std::size_t slash = p.rfind('/');
-  const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
-  const auto ends = [&](const char* suffix) {
-    const std::string s(suffix);
-    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-  };
-  return plugin_support::isDockerfile(p) || ends(".zsh");
+  return plugin_support::isDockerfile(p) || (p.size() >= 4 && p.compare(p.size() - 4, 4, ".zsh") == 0);
 }
 
 /// The edits renaming every occurrence of `name` on the line (NCCL → HCCL inside the name).
@@ -98,7 +92,10 @@ void checkScriptEnvironment(const WorkspaceView& workspace, const RuleTable& rul
     if (!isScript(file) && !workflow) continue;
     const auto text = workspace.read(file.path);
     if (!text || text->find("NCCL_") == std::string::npos) continue;
-    scanScript(file.path, workflow ? ciWorkflowScript(*text) : *text, rules, sink);
+    if (workflow)
+      scanScript(file.path, ciWorkflowScript(*text), rules, sink);
+    else
+      scanScript(file.path, *text, rules, sink);
   }
 }
 
