@@ -39,6 +39,9 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
       c.callee_written.find('.') != std::string::npos)
     return c.callee_written;
   if (extension_functions_.count(c.callee_written)) return c.callee_written;
+  // `CausalDotProduct.dot[device.type](…)`: a function looked up in a table of the extension's.
+  if (const auto s = subscriptCallee(m_, c); s && kernel_tables_.count(lastPart(s->base)))
+    return s->base + "[" + s->grid + "]";
   // `OP.forward(…)` with `OP = torch.ops.NS` and NS built by a load() of this file.
   if (c.callee_written.find('.') != std::string::npos &&
       op_namespace_names_.count(rootPart(c.callee_written)))
@@ -72,7 +75,7 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
     if (own.find(std::string(".").append(lib).append(".")) == std::string::npos &&
         (r.find(".ops.") != std::string::npos || r.find("_interface.") != std::string::npos ||
          lib == "causal_conv1d" || lib == "apex" || lib == "flashinfer" || lib == "sgl_kernel" ||
-         lib == "grouped_gemm"))
+         lib == "grouped_gemm" || lib == "fast_hadamard_transform"))
       return r;
   }
   if (!r.empty() && r != c.callee_written) {  // an imported function

@@ -181,9 +181,9 @@ std::string clip(std::string_view s, std::size_t max) {
 
 bool kernelLibrary(const std::string& module) {
   static const std::set<std::string> kLibraries = {
-      "flash_attn",   "xformers", "apex",       "mamba_ssm",   "causal_conv1d",
-      "liger_kernel", "fla",      "flashinfer", "sgl_kernel",  "transformer_engine",
-      "deepspeed",    "vllm",     "stk",        "grouped_gemm"};
+      "flash_attn",   "xformers", "apex",       "mamba_ssm",    "causal_conv1d",
+      "liger_kernel", "fla",      "flashinfer", "sgl_kernel",   "transformer_engine",
+      "deepspeed",    "vllm",     "stk",        "grouped_gemm", "fast_hadamard_transform"};
   return kLibraries.count(module.substr(0, module.find('.'))) > 0;
 }
 

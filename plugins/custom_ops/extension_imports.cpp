@@ -210,10 +210,11 @@ void PythonFile::extensionImports() {
   std::set<std::uint32_t> seen;
   for (const auto& imp : m_.imports()) {
     std::string target = imp.name.empty() ? imp.module : imp.target;
-    // `import renderutils_plugin` after `load(name='renderutils_plugin', …)` of this file: the
-    // JIT build puts its module on the import path under that name.
-    const bool jit_built = imp.name.empty() && imp.level == 0 && op_namespaces_.count(imp.module) != 0;
-    if (fromExtensionModule(imp))
+    // `import renderutils_plugin` (or `from exllama_ext import make_q4`) after
+    // `load(name='renderutils_plugin', …)` of this file: the JIT build puts its module on the
+    // import path under that name.
+    const bool jit_built = imp.level == 0 && op_namespaces_.count(imp.module) != 0;
+    if (fromExtensionModule(imp) || (jit_built && !imp.name.empty()))
       target = imp.module;
     else if (!jit_built && !looksLikeExtensionModule(target))
       continue;

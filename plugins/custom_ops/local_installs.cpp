@@ -102,7 +102,10 @@ std::string setupPyVerb(std::string_view line) {
 bool namesCudaWork(std::string_view text) {
   static const RE2 kCudaWork(R"((?i)cuda|nvcc|flash|kernel|peer_mem|nccl|cutlass|gencode|arch_list)",
                              bytePattern());
-  return RE2::PartialMatch(text, kCudaWork);
+  static const RE2 kUrl(R"([A-Za-z][\w+.-]*://\S+)", bytePattern());
+  std::string rest(text);
+  RE2::GlobalReplace(&rest, kUrl, "");
+  return RE2::PartialMatch(rest, kCudaWork);
 }
 
 bool switchesBuildOn(std::string_view line) {

@@ -32,7 +32,8 @@ std::vector<LocalInstall> pipLocalTargets(std::string_view line, bool& open);
 std::string setupPyVerb(std::string_view line);
 
 /// Whether a text names CUDA work (cuda, nvcc, flash, kernel, nccl, cutlass, gencode, arch_list…):
-/// `--cuda_ext`, `TORCH_CUDA_ARCH_LIST=…`.
+/// `--cuda_ext`, `TORCH_CUDA_ARCH_LIST=…`. A URL does not count: a wheel index
+/// (`-f https://…/jax_cuda_releases.html`) says where wheels come from, not what is built.
 bool namesCudaWork(std::string_view text);
 
 /// Whether a command switches an extension build on (`BUILD_EXT=1`, `DS_BUILD_OPS=1`, `FORCE_CUDA=1`).

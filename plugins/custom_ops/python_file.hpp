@@ -143,6 +143,7 @@ class PythonFile {
   std::map<std::string, std::string> extension_providers_;
   /// Functions imported by name from a compiled extension (`from monarch_cuda import conv1d_forward`).
   std::map<std::string, std::string> extension_functions_;  ///< bound name → module
+  std::set<std::string> kernel_tables_;  ///< names of dicts holding extension functions (`dot = {"cuda": f}`)
   /// Op namespaces this file's load() calls build (`load(name="wkv7", …, is_python_module=False)`
   /// registers torch.ops.wkv7), and the names bound to them (`OP = torch.ops.wkv7`) → namespace.
   std::set<std::string> op_namespaces_;

@@ -128,6 +128,18 @@ bool knownLibrary(const std::string& module) {
   return kKnown.count(module) > 0;
 }
 
+/// The string a name is bound to when the file assigns it exactly once, and to a string; else "".
+std::string assignedString(const sdk::Module& m, const std::string& name) {
+  std::string value;
+  int bindings = 0;
+  for (const auto& s : m.strings())
+    if (s.context == sdk::StringContext::Assignment && s.name == name && !s.fstring) {
+      value = s.value;
+      ++bindings;
+    }
+  return bindings == 1 ? value : std::string();
+}
+
 }  // namespace
 
 bool isTritonJit(const std::string& d) {
@@ -179,10 +191,10 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
     std::string built;
     if (load)
       for (const auto& a : c.args)
-        if (a.kind == sdk::ValueKind::String &&
-            (a.keyword == "name" || (a.keyword.empty() && a.index == 0))) {
-          op_namespaces_.insert(a.text);
-          built = a.text;
+        if (a.keyword == "name" || (a.keyword.empty() && a.index == 0)) {
+          // `load(name=extension_name, …)` beside `extension_name = "exllama_ext"`.
+          built = a.kind == sdk::ValueKind::String ? a.text : assignedString(m, a.text);
+          if (!built.empty()) op_namespaces_.insert(built);
         }
     // A top-level function holding the build that returns a value hands the extension out.
     if (load)
@@ -197,6 +209,20 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
     static const RE2 kAlias(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*(\w+)[ \t]*(?:#.*)?$)", bytePattern());
     plugin_support::forEachMatch(kAlias, m.source(), [&](const auto& g) {
       if (extension_names_.count(str(g[2]))) extension_names_.insert(str(g[1]));
+    });
+  }
+  // `dot = {"cuda": causal_dot_product_cuda}`: a table of the extension's functions by device,
+  // called as `Cls.dot[device.type](…)`.
+  if (!extension_functions_.empty()) {
+    static const RE2 kTable(R"((?m)^[ \t]*(\w+)[ \t]*=[ \t]*\{([^{}]*)\})", bytePattern());
+    static const RE2 kWord(R"((\w+))", bytePattern());
+    plugin_support::forEachMatch(kTable, m.source(), [&](const auto& g) {
+      re2::StringPiece body = g[2];
+      for (std::string word; RE2::FindAndConsume(&body, kWord, &word);)
+        if (extension_functions_.count(word)) {
+          kernel_tables_.insert(str(g[1]));
+          return;
+        }
     });
   }
   // `OP = torch.ops.wkv7`: a name for the op namespace a load() of this file builds.

@@ -17,6 +17,7 @@
 #include "byte_regex.hpp"
 #include "local_installs.hpp"
 #include "migrate/sdk/ci_workflow.hpp"
+#include "migrate/sdk/container_recipe.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
 
@@ -198,7 +199,8 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
 void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> scripts;
   for (const auto& file : workspace.files())
-    if (isShellScript(file) || sdk::isInstallGuide(file.path) || sdk::isCiWorkflow(file.path))
+    if (isShellScript(file) || sdk::isInstallGuide(file.path) || sdk::isCiWorkflow(file.path) ||
+        sdk::isContainerRecipePath(file.path))
       scripts.push_back(&file);
   if (scripts.empty()) return;
   const SetupProjects projects(workspace);
@@ -210,7 +212,11 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       scanScript(file->path, *text, projects, rules, true, built_libraries, sink);
     else if (sdk::isCiWorkflow(file->path))  // a workflow's shell steps are shell script
       scanScript(file->path, sdk::ciWorkflowScript(*text), projects, rules, true, built_libraries, sink);
-    else
+    else if (sdk::isContainerRecipePath(file->path)) {  // so are a Singularity recipe's sections
+      if (sdk::isContainerRecipe(file->path, *text))
+        scanScript(file->path, sdk::containerRecipeScript(*text), projects, rules, true, built_libraries,
+                   sink);
+    } else
       scanScript(file->path, sdk::installGuideScript(*text), projects, rules, false, built_libraries, sink);
   }
   if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);

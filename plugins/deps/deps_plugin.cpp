@@ -207,6 +207,8 @@ class DepsPlugin final : public Plugin {
 
   void configure(const PluginContext& context) override {
     for (int i = 0; i < kRuleCount; ++i) rules_[i] = &context.requireRule(kRuleIds[i]);
+    for (const deps::ImportEntry& e : deps::importTable())
+      import_rules_.emplace(std::string(e.rule), &context.requireRule(e.rule));
   }
 
   void analyzeModule(const Module& module, FindingSink& sink) const override {
@@ -250,9 +252,10 @@ class DepsPlugin final : public Plugin {
         case deps::ManifestKind::OtherYaml:  // `semantic_design.yml`: conda's by its content
           if (!deps::looksLikeCondaEnvironment(*text)) {
             // A job, deployment or Compose spec naming its container (`image: nvidia/cuda:…`).
-            const auto before = m.images.size();
+            const auto before = m.images.size() + m.config_targets.size();
             deps::readYamlImages(path, *text, m);
-            if (m.images.size() == before) return;
+            deps::readConfigTargets(path, *text, m);  // `_target_: apex.optimizers.FusedAdam`
+            if (m.images.size() + m.config_targets.size() == before) return;
             break;
           }
           deps::readCondaEnvironment(path, *text, m);
@@ -275,6 +278,9 @@ class DepsPlugin final : public Plugin {
         case deps::ManifestKind::CiWorkflow:  // the job's container and its shell steps
           deps::readYamlImages(path, *text, m);
           deps::readShellScript(path, migrate::sdk::ciWorkflowScript(*text), m);
+          break;
+        case deps::ManifestKind::ContainerRecipe:
+          deps::readContainerRecipe(path, *text, m);
           break;
         case deps::ManifestKind::None:
           return;
@@ -361,6 +367,7 @@ class DepsPlugin final : public Plugin {
     for (const auto& mod : m.toolkit_modules) reportToolkitModule(mod, sink);
     for (const auto& apt : m.nvidia_apt) reportNvidiaApt(apt, sink);
     for (const auto& run : m.gpu_containers) reportGpuContainer(run, sink);
+    for (const auto& target : m.config_targets) reportConfigTarget(target, sink);
     for (const auto& diag : m.diagnostics) sink.diagnose(diag);
   }
 
@@ -699,7 +706,26 @@ class DepsPlugin final : public Plugin {
                   {{"flag", run.value}, {"replacement", replacement}}, sink);
   }
 
+  /// A config's instantiation target in an NVIDIA-only module: that module's import rule, at the
+  /// target (the longest module of the import table the dotted path starts with).
+  void reportConfigTarget(const deps::ConfigTarget& target, FindingSink& sink) const {
+    for (std::string prefix = target.target;;) {
+      for (const deps::ImportEntry& e : deps::importTable())
+        if (e.module == prefix) {
+          Finding f = findingFrom(*import_rules_.at(std::string(e.rule)), target.file, target.range,
+                                  target.target, target.target);
+          f.details = {{"module", prefix}, {"package", std::string(e.package)}, {"source", "config target"}};
+          sink.report(std::move(f));
+          return;
+        }
+      const auto dot = prefix.rfind('.');
+      if (dot == std::string::npos) return;
+      prefix.resize(dot);
+    }
+  }
+
   const RuleInfo* rules_[kRuleCount] = {};
+  std::map<std::string, const RuleInfo*> import_rules_;  ///< the import rules of the import table
 };
 
 }  // namespace

@@ -91,6 +91,14 @@ struct GpuContainerRun {
   std::string value;
 };
 
+/// A class or function a config file names for the run to build (`_target_: apex.optimizers.FusedAdam`
+/// of a Hydra config, `class_path:` of a LightningCLI one): the run imports its module.
+struct ConfigTarget {
+  std::string file;
+  migrate::sdk::SourceRange range;
+  std::string target;  ///< the dotted path as written
+};
+
 /// A file another file refers to (`-r`, `-c`, `file:`): read as a requirements file.
 struct IncludeRef {
   std::string from;  ///< the including file
@@ -119,6 +127,7 @@ struct Manifests {
   std::vector<ToolkitModuleUse> toolkit_modules;
   std::vector<NvidiaAptUse> nvidia_apt;
   std::vector<GpuContainerRun> gpu_containers;
+  std::vector<ConfigTarget> config_targets;
   std::vector<IncludeRef> includes;
   /// Filled by readInstallCommands and consumed by the reader that called it (cudaExtras).
   std::vector<ExtraUse> extras;
@@ -246,6 +255,15 @@ void readMakefile(const std::string& path, std::string_view text, Manifests& out
 /// runtime, as a container started on NVIDIA GPUs (yaml_images.cpp).
 void readYamlImages(const std::string& path, std::string_view text, Manifests& out);
 
+/// The instantiation targets of a YAML config (`_target_:`, `class_path:`), as config targets
+/// (config_targets.cpp).
+void readConfigTargets(const std::string& path, std::string_view text, Manifests& out);
+
+/// A Singularity / Apptainer recipe (`Singularity`, `*.def` opening with `Bootstrap:`): the Docker
+/// image it starts from, as a base image, and its shell sections, as a shell script
+/// (container_recipe_reader.cpp). A file named so that is no recipe is not read.
+void readContainerRecipe(const std::string& path, std::string_view text, Manifests& out);
+
 /// Where a string literal's value stands in `module` (quotes and prefixes excluded), or nothing
 /// when the value is not written verbatim (escapes, implicit concatenation).
 std::optional<migrate::sdk::SourceRange> stringValueRange(const migrate::sdk::Module& module,
@@ -280,9 +298,10 @@ enum class ManifestKind {
   CogConfig,  ///< cog.yaml
   Shell,
   Makefile,
-  OtherYaml,   ///< a YAML file not named like a conda environment: read as one if its text is one
-  InstallDoc,  ///< README.md / INSTALL.md / docs/installation.md: its shell code blocks
-  CiWorkflow   ///< .github/workflows/*.yml and other CI specs: their job images and shell steps
+  OtherYaml,       ///< a YAML file not named like a conda environment: read as one if its text is one
+  InstallDoc,      ///< README.md / INSTALL.md / docs/installation.md: its shell code blocks
+  CiWorkflow,      ///< .github/workflows/*.yml and other CI specs: their job images and shell steps
+  ContainerRecipe  ///< a Singularity / Apptainer recipe: its base image and shell sections
 };
 ManifestKind manifestKind(std::string_view path);
 /// Whether the text of a YAML file of any name (`semantic_design.yml`) is a conda environment: a

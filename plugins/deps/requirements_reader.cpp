@@ -5,6 +5,7 @@
 
 #include "manifest.hpp"
 #include "migrate/sdk/ci_workflow.hpp"
+#include "migrate/sdk/container_recipe.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "plugin_support/shell_text.hpp"
 
@@ -235,6 +236,7 @@ ManifestKind manifestKind(std::string_view path) {
   if (name == "cog.yaml" || name == "cog.yml") return ManifestKind::CogConfig;
   if (name == "makefile" || name == "gnumakefile" || ext == ".mk") return ManifestKind::Makefile;
   if (migrate::sdk::isCiWorkflow(path)) return ManifestKind::CiWorkflow;
+  if (migrate::sdk::isContainerRecipePath(path)) return ManifestKind::ContainerRecipe;
   if (ext == ".yml" || ext == ".yaml") {
     if (stem.find("environment") != std::string::npos || stem.find("conda") != std::string::npos ||
         stem == "env" || stem.rfind("env-", 0) == 0 || stem.rfind("env_", 0) == 0 ||

@@ -742,6 +742,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     readGpuContainerRuns(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos &&
         ll.text.find("clone") == std::string::npos && ll.text.find("uv sync") == std::string::npos &&
+        ll.text.find("create") == std::string::npos &&  // `conda create -n env pytorch-cuda=11.7 …`
         std::none_of(pip_wrappers.begin(), pip_wrappers.end(),
                      [&](const std::string& f) { return ll.text.find(f) != std::string::npos; }))
       continue;

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "migrate/sdk/ci_workflow.hpp"
+#include "migrate/sdk/container_recipe.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
@@ -140,10 +141,12 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
   for (const FileEntry& file : workspace.files()) {
     // A Makefile's recipes are shell lines too (`CUDA_VISIBLE_DEVICES= python train.py`), and so
     // are the shell blocks of the installation guide (`CUDA_VISIBLE_DEVICES=2 python train.py`).
-    // So are the shell steps of a CI workflow (`run: nvidia-smi`).
+    // So are the shell steps of a CI workflow (`run: nvidia-smi`) and of a Singularity recipe.
     const bool guide = isInstallGuide(file.path);
     const bool workflow = isCiWorkflow(file.path);
-    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide && !workflow)
+    const bool recipe = isContainerRecipePath(file.path);
+    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide && !workflow &&
+        !recipe)
       continue;
     const auto text = workspace.read(file.path);
     if (!text ||
@@ -155,7 +158,9 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
     // A guide is laid out as its shell blocks only once it names something the scan looks for.
     if (guide || workflow)
       scanScript(file.path, guide ? installGuideScript(*text) : ciWorkflowScript(*text), rules, sink);
-    else
+    else if (recipe && isContainerRecipe(file.path, *text))  // not a C macro table named *.def
+      scanScript(file.path, containerRecipeScript(*text), rules, sink);
+    else if (file.language == Language::Shell || plugin_support::isMakefile(file.path))
       scanScript(file.path, *text, rules, sink);
   }
 }

@@ -1,6 +1,7 @@
 // DIST-008..011 in launch scripts: NCCL_* / TORCH_NCCL_* variables set or read in shell scripts
 // (*.sh, *.bash), Makefiles (`mpirun -x NCCL_MIN_NRINGS=4` in a recipe), Dockerfiles and the shell
-// steps of CI workflows. Comments and echo/printf lines are prose, not settings. And in Python,
+// steps of CI workflows. Comments and echo/printf lines are prose, not settings (an assignment
+// echoed into a file, `echo "NCCL_P2P_DISABLE=1" >> ~/.deepspeed_env`, is one). And in Python,
 // settings named after such a variable and given a string (checkEnvironmentFields).
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "distributed_checks.hpp"
 #include "migrate/sdk/ci_workflow.hpp"
+#include "migrate/sdk/container_recipe.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
 #include "plugin_support/shell_text.hpp"
@@ -88,13 +90,16 @@ const RuleInfo* environmentRule(std::string_view name, const RuleTable& rules) {
 
 void checkScriptEnvironment(const WorkspaceView& workspace, const RuleTable& rules, FindingSink& sink) {
   for (const FileEntry& file : workspace.files()) {
-    const bool workflow = isCiWorkflow(file.path);  // its shell steps (`run: |`)
-    if (!isScript(file) && !workflow) continue;
+    const bool workflow = isCiWorkflow(file.path);         // its shell steps (`run: |`)
+    const bool recipe = isContainerRecipePath(file.path);  // a Singularity recipe's `%post`, …
+    if (!isScript(file) && !workflow && !recipe) continue;
     const auto text = workspace.read(file.path);
     if (!text || text->find("NCCL_") == std::string::npos) continue;
     if (workflow)
       scanScript(file.path, ciWorkflowScript(*text), rules, sink);
-    else
+    else if (recipe && isContainerRecipe(file.path, *text))  // not a C macro table named *.def
+      scanScript(file.path, containerRecipeScript(*text), rules, sink);
+    else if (isScript(file))
       scanScript(file.path, *text, rules, sink);
   }
 }

@@ -42,6 +42,43 @@ TEST(InstallGuide, ShellBlocksKeepTheirPlaceAndEverythingElseIsBlank) {
   EXPECT_EQ(script.find("```"), std::string::npos);
 }
 
+TEST(InstallGuide, CommandsWrittenAsOtherBlocksOrListItemsAreShell) {
+  const std::string guide =
+      "```python\n"
+      "# install the train extras\n"
+      "pip install -e .[train]\n"
+      "```\n"
+      "```python\n"
+      "import torch  # code, not commands\n"
+      "pip_args = ['install']\n"
+      "```\n"
+      "## Linux prerequisites\n"
+      "\n"
+      "    pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu118\n"
+      "\n"
+      "Then load the model:\n"
+      "\n"
+      "    model = load('cuda')\n"
+      "\n"
+      "* pip install -r requirements.txt\n"
+      "* install pytorch with CUDA from pytorch.org\n"
+      "- git clone https://github.com/Dao-AILab/fast-hadamard-transform.git\n";
+  const std::string script = sdk::installGuideScript(guide);
+  ASSERT_EQ(script.size(), guide.size());
+  auto kept = [&](const std::string& s) { return script.substr(guide.find(s), s.size()) == s; };
+  EXPECT_TRUE(kept("pip install -e .[train]"));
+  EXPECT_TRUE(kept("pip install --pre torch --index-url"));
+  EXPECT_TRUE(kept("pip install -r requirements.txt"));
+  EXPECT_TRUE(kept("git clone https://github.com/Dao-AILab"));
+  // A block with code in it, an indented block of code, prose items and list markers are blank.
+  EXPECT_EQ(script.find("import torch"), std::string::npos);
+  EXPECT_EQ(script.find("pip_args"), std::string::npos);
+  EXPECT_EQ(script.find("load("), std::string::npos);
+  EXPECT_EQ(script.find("with CUDA from"), std::string::npos);
+  EXPECT_EQ(script.find('*'), std::string::npos);
+  EXPECT_EQ(script.find("- git"), std::string::npos);
+}
+
 TEST(InstallGuide, NamesOfGuides) {
   for (const char* path :
        {"README.md", "docs/INSTALL.md", "docs/installation.md", "get_started.md", "Setup.md"})

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace migrate::sdk {
 
@@ -42,6 +43,38 @@ inline bool shellInfo(std::string_view info) {
          lang == "zsh" || lang == "shell-session" || lang == "shellsession";
 }
 
+/// Whether a line (trimmed) is an install or build command: a guide's step, not prose or code.
+inline bool commandLine(std::string_view t) {
+  if (t.rfind("$ ", 0) == 0) t.remove_prefix(2);
+  for (std::string_view word : {"pip ",
+                                "pip3 ",
+                                "python -m pip ",
+                                "python3 -m pip ",
+                                "python setup.py ",
+                                "python3 setup.py ",
+                                "conda ",
+                                "mamba ",
+                                "micromamba ",
+                                "uv pip ",
+                                "git clone ",
+                                "git submodule ",
+                                "cd ",
+                                "export ",
+                                "source ",
+                                "bash ",
+                                "wget ",
+                                "curl ",
+                                "apt-get ",
+                                "apt ",
+                                "sudo ",
+                                "mkdir ",
+                                "make ",
+                                "cmake ",
+                                "nvcc "})
+    if (t.rfind(word, 0) == 0) return true;
+  return t == "make" || t == "cd ..";
+}
+
 }  // namespace install_guide_detail
 
 /// Whether a file is the project's installation guide: a Markdown README, an INSTALL file, or a
@@ -55,42 +88,97 @@ inline bool isInstallGuide(std::string_view path) {
          stem == "getting_started" || stem == "getting-started" || stem == "setup";
 }
 
-/// The shell code blocks (``` or ~~~ fences with no language, bash, sh, shell, console, zsh) of a
-/// Markdown file as one script laid out byte for byte like the file: every other line, the fences
-/// and a `$ ` prompt are blanked to spaces, so a position in the script (line, column, byte
+/// The shell code of a Markdown file as one script laid out byte for byte like the file: the
+/// shell code blocks (``` or ~~~ fences with no language, bash, sh, shell, console, zsh), and also
+/// the blocks a guide writes as commands without saying so: a fence of another language (```python
+/// over `pip install -e .[train]`), an indented code block, or a list item, whose lines are all
+/// install or build commands (pip, conda, git clone, cd, python setup.py, …). Every other line, the
+/// fences and a `$ ` prompt are blanked to spaces, so a position in the script (line, column, byte
 /// offset) is the same position in the guide.
 inline std::string installGuideScript(std::string_view text) {
+  using install_guide_detail::commandLine;
   using install_guide_detail::fenceOf;
   using install_guide_detail::trim;
-  std::string script;
-  std::string_view open;  // the fence of the block we are in, "" outside one
-  bool shell = false;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
+  struct Line {
+    std::size_t begin;
+    std::string_view text;
+  };
+  std::vector<Line> lines;
+  for (std::size_t begin = 0; begin <= text.size();) {
     const std::size_t end = std::min(text.find('\n', begin), text.size());
-    const std::string_view line = text.substr(begin, end - begin);
-    const std::string_view fence = fenceOf(line);
-    bool code = false;
-    if (open.empty() && !fence.empty()) {
-      open = fence;
-      shell = install_guide_detail::shellInfo(trim(line).substr(fence.size()));
-    } else if (!open.empty() && !fence.empty() && fence.size() >= open.size() && fence[0] == open[0] &&
-               trim(line).size() == fence.size()) {
-      open = {};
-    } else {
-      code = !open.empty() && shell;
+    lines.push_back({begin, text.substr(begin, end - begin)});
+    begin = end + 1;
+  }
+  // Whether lines [from, to) are commands only: at least one, and every line blank, a comment or
+  // a command.
+  auto commandsOnly = [&](std::size_t from, std::size_t to) {
+    bool any = false;
+    for (std::size_t k = from; k < to; ++k) {
+      const std::string_view t = trim(lines[k].text);
+      if (t.empty() || t[0] == '#') continue;
+      if (!commandLine(t)) return false;
+      any = true;
     }
-    if (code) {
-      const std::size_t at = script.size();
+    return any;
+  };
+  enum class Kind : char { Prose, Code, ListItem };  // a list item: code after its marker
+  std::vector<Kind> kind(lines.size(), Kind::Prose);
+  std::size_t i = 0;
+  while (i < lines.size()) {
+    const std::string_view open = fenceOf(lines[i].text);
+    if (!open.empty()) {
+      std::size_t close = i + 1;
+      while (close < lines.size()) {
+        const std::string_view f = fenceOf(lines[close].text);
+        if (!f.empty() && f.size() >= open.size() && f[0] == open[0] &&
+            trim(lines[close].text).size() == f.size())
+          break;
+        ++close;
+      }
+      const bool shell = install_guide_detail::shellInfo(trim(lines[i].text).substr(open.size())) ||
+                         commandsOnly(i + 1, close);
+      if (shell)
+        for (std::size_t k = i + 1; k < close; ++k) kind[k] = Kind::Code;
+      i = close + 1;
+      continue;
+    }
+    // An indented code block (four spaces or a tab, after a blank line) of commands only.
+    const std::string_view l = lines[i].text;
+    const bool indented = l.rfind("    ", 0) == 0 || l.rfind("\t", 0) == 0;
+    if (indented && !trim(l).empty() && i > 0 && trim(lines[i - 1].text).empty()) {
+      std::size_t end = i;
+      while (end < lines.size() && (trim(lines[end].text).empty() || lines[end].text.rfind("    ", 0) == 0 ||
+                                    lines[end].text.rfind("\t", 0) == 0))
+        ++end;
+      if (commandsOnly(i, end))
+        for (std::size_t k = i; k < end; ++k) kind[k] = Kind::Code;
+      i = end;
+      continue;
+    }
+    // A list item that is a command (`* pip install -r requirements.txt`).
+    const std::string_view t = trim(l);
+    if (t.size() > 2 && (t[0] == '*' || t[0] == '-' || t[0] == '+') && t[1] == ' ' &&
+        commandLine(trim(t.substr(2))))
+      kind[i] = Kind::ListItem;
+    ++i;
+  }
+  std::string script;
+  script.reserve(text.size());
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const std::string_view line = lines[k].text;
+    const std::size_t at = script.size();
+    if (kind[k] == Kind::ListItem) {  // the marker blanked
+      const std::size_t marker = line.find_first_not_of(" \t");
+      script.append(marker + 1, ' ');
+      script += line.substr(marker + 1);
+    } else if (kind[k] == Kind::Code) {
       script += line;
       const std::size_t first = line.find_first_not_of(" \t");
       if (first != std::string_view::npos && line.substr(first, 2) == "$ ") script[at + first] = ' ';
     } else {
       script.append(line.size(), ' ');
     }
-    if (end == text.size()) break;
-    script += '\n';
-    begin = end + 1;
+    if (k + 1 < lines.size()) script += '\n';
   }
   return script;
 }

@@ -52,11 +52,18 @@ inline std::size_t shellCodeLength(std::string_view line) {
   return line.size();
 }
 
-/// `echo ...`, `printf ...` (also after `RUN` in a Dockerfile): output text, not settings.
+/// `echo ...`, `printf ...` (also after `RUN` in a Dockerfile): output text, not settings. Except
+/// an assignment written into a file (`echo "NCCL_P2P_DISABLE=1" >> ~/.deepspeed_env`, `echo 'export
+/// CUDA_HOME=…' >> ~/.bashrc`): an environment file a launcher or shell reads back.
 inline bool isShellOutputCommand(std::string_view code) {
-  static const RE2 kOutput(R"(^[[:space:]]*(?:RUN[[:space:]]+)?(?:echo|printf)(?:[[:space:]]|$))",
-                           bytePattern());
-  return RE2::PartialMatch(re2::StringPiece(code.data(), code.size()), kOutput);
+  static const RE2 kOutput(
+      R"(^[[:space:]]*(?:RUN[[:space:]]+)?(?:sudo[[:space:]]+)?(?:echo|printf)(?:[[:space:]]|$))",
+      bytePattern());
+  static const RE2 kSettingToFile(
+      R"((?:echo|printf)[[:space:]]+(?:-\w+[[:space:]]+)*["']?(?:export[[:space:]]+)?[A-Z_][A-Z0-9_]*=[^>|;&]*>>?[[:space:]]*[^&[:space:]])",
+      bytePattern());
+  const re2::StringPiece text(code.data(), code.size());
+  return RE2::PartialMatch(text, kOutput) && !RE2::PartialMatch(text, kSettingToFile);
 }
 
 /// Calls `fn(offset, code)` for each line of `text` that is not an echo/printf: `code` is the line
