@@ -216,8 +216,9 @@ void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::s
                         const migrate::sdk::LineIndex& index, Manifests& out);
 
 /// The containers one logical script line starts on NVIDIA GPUs: a command `docker|podman run|create`
-/// with `--gpus` or `--runtime nvidia` among the options before the image, or the `nvidia-docker`
-/// wrapper as a command; one per line of the file.
+/// with `--gpus` or `--runtime nvidia` among the options before the image, the `nvidia-docker`
+/// wrapper as a command, or `apptainer|singularity exec|run|shell|instance … --nv`; one per line of
+/// the file.
 void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std::size_t begin,
                           const migrate::sdk::LineIndex& index, Manifests& out);
 

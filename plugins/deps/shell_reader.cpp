@@ -240,6 +240,18 @@ class InstallScanner {
  private:
   migrate::sdk::SourceRange range(const Word& w) const { return line_.range(index_, w.begin, w.end); }
 
+  /// `${CONDA_RUN} python -m pip install …`, `$SUDO apt-get install …`: a word that is only a
+  /// variable, running the program named by the next word (an interpreter held in a variable,
+  /// `$python -m pip`, is no prefix: its next word is an option).
+  static bool commandPrefix(const std::vector<Word>& w, std::size_t i) {
+    if (i + 1 >= w.size() || !withoutVariables(w[i].value).empty() || w[i].value.empty() ||
+        w[i].value[0] != '$')
+      return false;
+    const std::string next = basename(w[i + 1].value);
+    return isVersioned(next, "python") || isVersioned(next, "pip") || next == "conda" || next == "mamba" ||
+           next == "micromamba" || next == "uv" || next == "apt-get" || next == "apt" || next == "git";
+  }
+
   void command(const std::vector<Word>& w) {
     std::size_t i = 0;
     while (i < w.size()) {
@@ -256,7 +268,7 @@ class InstallScanner {
         dependency(w[i], substituteVariables(v.substr(eq + 1), variables_), false);
       if (startsWithAssignment(v) || v == "sudo" || v == "env" || v == "time" || v == "nohup" ||
           v == "exec" || v == "command" || v == "then" || v == "do" || v == "else" || v == "{" ||
-          (i > 0 && w[i - 1].value == "sudo" && !v.empty() && v[0] == '-')) {
+          (i > 0 && w[i - 1].value == "sudo" && !v.empty() && v[0] == '-') || commandPrefix(w, i)) {
         ++i;
         continue;
       }
@@ -644,6 +656,18 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
     command_start = false;
     if (w.value == "nvidia-docker") {
       report(w);
+      continue;
+    }
+    // `apptainer exec --nv img.sif …` (also singularity's): the host's NVIDIA GPUs and driver
+    // libraries bound into the container.
+    if ((w.value == "apptainer" || w.value == "singularity") && i + 1 < words.size() &&
+        (words[i + 1].value == "exec" || words[i + 1].value == "run" || words[i + 1].value == "shell" ||
+         words[i + 1].value == "instance")) {
+      for (std::size_t j = i + 2; j < words.size() && !words[j].op; ++j)
+        if (words[j].value == "--nv" || words[j].value == "--nvccli") {
+          report(words[j]);
+          break;
+        }
       continue;
     }
     if (w.value != "docker" && w.value != "podman") continue;

@@ -68,8 +68,8 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
       R"((?:^|\s)--(?:[\w-]*[_-])?(?:device(?:[_-]?map)?|map[_-]location)(?:=|\s+)["']?(cuda(?::(?:\d+|\$\{?\w+\}?))?)["']?(?:\s|$))",
       plugin_support::bytePattern());
   // nvidia-smi where a command starts (line start, after `;`, `&&`, `|`, `$(`, a backtick, a path,
-  // or make's `$(shell …)`).
-  static const RE2 kSmi(R"((?:^\s*|[;&|(`]\s*|/|\(shell\s+)(nvidia-smi[^;&|)`]*))",
+  // make's `$(shell …)`, or a command prefix held in a variable: `${CONDA_RUN} nvidia-smi`).
+  static const RE2 kSmi(R"((?:^\s*(?:\$\{?\w+\}?\s+)?|[;&|(`]\s*|/|\(shell\s+)(nvidia-smi[^;&|)`]*))",
                         plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
