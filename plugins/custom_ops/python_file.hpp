@@ -103,6 +103,9 @@ class PythonFile {
   void tritonLaunches();
   static const char* tritonApiRule(const std::string& r);
   void tritonApis();
+  /// Where a CUDA-only Triton API use is reported: the `@core.extern` decorator of the PTX
+  /// primitive that holds it, else the use itself.
+  sdk::SourceRange primitiveSite(const sdk::SourceRange& use) const;
 
   // ---- kernels in other CUDA-only Python DSLs (other_dsls.cpp)
   void gpuDslKernels();

@@ -13,6 +13,7 @@
 #include "local_installs.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/shell_text.hpp"
+#include "repository_scripts.hpp"
 
 namespace custom_ops {
 
@@ -28,32 +29,6 @@ bool buildExtra(const std::string& extras) {
   static const RE2 kBuild(
       R"((?i)(^|[,_-])(compile|kernels?|ext|extensions?|cuda|cuda_ext|flash\w*)($|[,_-]))", bytePattern());
   return RE2::PartialMatch(extras, kBuild);
-}
-
-/// The repository's shell script a RUN line runs (`bash scripts/install_ext.sh`, `sh ./x.sh`,
-/// `./tools/build.sh`, an absolute path under the image's copy of the repository), or "".
-std::string repositoryScript(const sdk::WorkspaceView& workspace, const std::string& line) {
-  static const RE2 kRuns(
-      R"((?:^|[[:space:];&|])(?:(?:bash|sh|source|\.)[[:space:]]+)?((?:\.{0,2}/)?[\w./-]*\w\.sh)\b)",
-      bytePattern());
-  std::string written;
-  if (!RE2::PartialMatch(line, kRuns, &written)) return {};
-  while (startsWith(written, "./")) written.erase(0, 2);
-  // As written from the repository's root; else the one file whose path ends with the written
-  // path's last two parts (`/app/repo/scripts/x.sh` → scripts/x.sh).
-  std::string suffix = written;
-  if (const auto last = written.rfind('/'); last != std::string::npos && last > 0)
-    if (const auto before = written.rfind('/', last - 1); before != std::string::npos)
-      suffix = written.substr(before + 1);
-  std::string found;
-  for (const auto& f : workspace.files()) {
-    if (f.path == written) return f.path;
-    if (suffix.find('/') != std::string::npos && (f.path == suffix || endsWith(f.path, "/" + suffix))) {
-      if (!found.empty()) return {};
-      found = f.path;
-    }
-  }
-  return found;
 }
 
 /// What a repository script builds: its first `setup.py install/build…` or local `pip install`.
@@ -151,6 +126,7 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
     if (isDockerfile(file.path)) dockerfiles.push_back(&file);
   if (dockerfiles.empty()) return;
   const SetupProjects projects(workspace);
+  const RepositoryScripts repository_scripts(workspace);
   const bool cuda_extension = projects.cudaExtension();
   const std::optional<Builds>& root = projects.root();
   // What the project a local install (`pip install .`, `setup.py install`) builds: the setup.py
@@ -248,8 +224,11 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       std::string cwd = workdir;
       for (const auto& [where, target] : cdCommands(step)) cwd = changeDirectory(cwd, target);
       const bool foreign_cuda_dir = namesCudaWork(cwd) && !projects.folder(baseName(cwd));
+      // `RUN ./build.sh --arch "80;90"`: a script of the repository that builds CUDA code itself.
+      const std::string script = comment ? std::string() : repository_scripts.runBy(line);
+      const bool cuda_script = !script.empty() && repository_scripts.buildsCuda(script);
       if (!comment &&
-          (cuda_extension || cuda_stage || build_switch || stage_switch || foreign_cuda_dir ||
+          (cuda_extension || cuda_stage || build_switch || stage_switch || foreign_cuda_dir || cuda_script ||
            namesCudaWork(line)) &&
           (instruction == "RUN" || instruction == "run")) {
         std::string what;
@@ -301,11 +280,14 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
         } else if (std::string installer;
                    build_switch && RE2::PartialMatch(line, kInstallScript, &installer)) {
           what = installer + " with its extension build switched on";  // `DS_BUILD_OPS=1 ./install.sh`
-        } else if (const std::string script = repositoryScript(workspace, line);
-                   !script.empty() && cuda_extension) {
-          // `RUN bash scripts/install_ext.sh`: a script of the repository that builds its extensions.
-          if (const std::string built = scriptBuild(workspace, script); !built.empty())
+        } else if (!script.empty()) {
+          // `RUN bash scripts/install_ext.sh`: a script of the repository that builds its extensions,
+          // or CUDA code of its own (a CMake-driven build).
+          if (const std::string built = cuda_extension ? scriptBuild(workspace, script) : std::string();
+              !built.empty())
             what = script + " (" + built + ")";
+          else if (cuda_script)
+            what = script + " (builds CUDA code)";
         }
         if (!what.empty()) {
           const std::string_view shown = std::string_view(*text).substr(at, end - at);

@@ -20,6 +20,7 @@
 #include "migrate/sdk/container_recipe.hpp"
 #include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
+#include "repository_scripts.hpp"
 
 namespace custom_ops {
 
@@ -54,8 +55,8 @@ std::optional<SetupProjects::Builds> projectIn(const SetupProjects& projects, co
 /// Reports the extension builds of one script (an installation guide's shell blocks, with the
 /// guide's line numbers), and adds the shared libraries its nvcc commands write to `built_libraries`.
 void scanScript(const std::string& path, std::string_view script, const SetupProjects& projects,
-                const Rules& rules, bool shell_script, std::set<std::string>& built_libraries,
-                sdk::FindingSink& sink) {
+                const RepositoryScripts& repository_scripts, const Rules& rules, bool shell_script,
+                std::set<std::string>& built_libraries, sdk::FindingSink& sink) {
   const sdk::LineIndex lines(script);
   const auto slash = path.rfind('/');
   const std::string script_dir = slash == std::string::npos ? "" : path.substr(0, slash);
@@ -123,12 +124,19 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
         what = output.empty() ? "nvcc" : "nvcc -o " + output;
         nvcc_build = true;
       }
+      // `./build.sh --arch 80 --nvshmem`: a script of the repository that builds CUDA code itself.
+      bool script_build = false;
+      if (const std::string run = what.empty() ? repository_scripts.runBy(line) : std::string();
+          !run.empty() && run != path && repository_scripts.buildsCuda(run)) {
+        what = run;
+        script_build = true;
+      }
       if (!what.empty() && !nvcc_build && switchesCudaOff(step))
         what.clear();  // `FORCE_ONLY_CPU=1 python setup.py …`
       if (!what.empty()) {
         const auto builds = projectIn(projects, dir, script_dir);
-        const bool cuda =
-            nvcc_build || (builds ? *builds == SetupProjects::Builds::Cuda : namesCudaWork(step));
+        const bool cuda = nvcc_build || script_build ||
+                          (builds ? *builds == SetupProjects::Builds::Cuda : namesCudaWork(step));
         // A build switch (`FORCE_CUDA=1`) counts unless the project is known to build no extension
         // at all (Captum's `BUILD_INSIGHTS=1 python setup.py develop`).
         const bool can_build = !builds || *builds != SetupProjects::Builds::Nothing;
@@ -204,20 +212,23 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       scripts.push_back(&file);
   if (scripts.empty()) return;
   const SetupProjects projects(workspace);
+  const RepositoryScripts repository_scripts(workspace);
   std::set<std::string> built_libraries;  // the shared libraries nvcc commands of the scripts write
   for (const sdk::FileEntry* file : scripts) {
     const auto text = workspace.read(file->path);
     if (!text) continue;
     if (isShellScript(*file))
-      scanScript(file->path, *text, projects, rules, true, built_libraries, sink);
+      scanScript(file->path, *text, projects, repository_scripts, rules, true, built_libraries, sink);
     else if (sdk::isCiWorkflow(file->path))  // a workflow's shell steps are shell script
-      scanScript(file->path, sdk::ciWorkflowScript(*text), projects, rules, true, built_libraries, sink);
+      scanScript(file->path, sdk::ciWorkflowScript(*text), projects, repository_scripts, rules, true,
+                 built_libraries, sink);
     else if (sdk::isContainerRecipePath(file->path)) {  // so are a Singularity recipe's sections
       if (sdk::isContainerRecipe(file->path, *text))
-        scanScript(file->path, sdk::containerRecipeScript(*text), projects, rules, true, built_libraries,
-                   sink);
+        scanScript(file->path, sdk::containerRecipeScript(*text), projects, repository_scripts, rules, true,
+                   built_libraries, sink);
     } else
-      scanScript(file->path, sdk::installGuideScript(*text), projects, rules, false, built_libraries, sink);
+      scanScript(file->path, sdk::installGuideScript(*text), projects, repository_scripts, rules, false,
+                 built_libraries, sink);
   }
   if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);
 }

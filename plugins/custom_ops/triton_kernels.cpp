@@ -491,7 +491,8 @@ const char* PythonFile::tritonApiRule(const std::string& r) {
   if (r == "triton.runtime.driver.active.utils.get_device_properties" ||
       r == "triton.runtime.driver.active.get_current_target")
     return kTritonDriver;
-  if (r == "triton.language.inline_asm_elementwise" || startsWith(r, "triton.language.extra.cuda."))
+  if (r == "triton.language.inline_asm_elementwise" || r == "triton.language.core.inline_asm_elementwise" ||
+      startsWith(r, "triton.language.extra.cuda."))
     return kTritonCudaOnly;
   return nullptr;
 }
@@ -501,7 +502,22 @@ const char* PythonFile::tritonApiRule(const std::string& r) {
 void PythonFile::tritonApis() {
   for (const auto& ref : m_.references())
     if (const char* rule = tritonApiRule(ref.resolved))
-      report(rules_.make(rule, std::string(m_.path()), ref.range, ref.written, ref.resolved));
+      report(rules_.make(rule, std::string(m_.path()), primitiveSite(ref.range), ref.written, ref.resolved));
+}
+
+/// A use inside a `@core.extern` function (a hand-written PTX primitive, the whole function is
+/// what to port) belongs on that decorator; any other use stays where it is.
+sdk::SourceRange PythonFile::primitiveSite(const sdk::SourceRange& use) const {
+  const auto isExtern = [](const std::string& r) {
+    return r == "triton.language.core.extern" || r == "triton.language.extern";
+  };
+  const DefinitionFact* inner = nullptr;
+  for (const auto& d : m_.definitions())
+    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= use.start_byte &&
+        use.end_byte <= d.range.end_byte && (!inner || d.range.start_byte > inner->range.start_byte))
+      inner = &d;
+  if (!inner || std::none_of(inner->decorators.begin(), inner->decorators.end(), isExtern)) return use;
+  return decoratorSite(*inner, isExtern);
 }
 
 }  // namespace custom_ops::python

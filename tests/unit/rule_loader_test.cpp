@@ -208,6 +208,31 @@ TEST(RuleSet, AnArgsConstraintOnAnApiMatchTestsTheCallsArgument) {
   EXPECT_EQ(linesOf(yaml, code), (std::vector<unsigned>{2, 3}));
 }
 
+TEST(RuleSet, AFindingOfAnArgsConstraintSpansThroughTheArgument) {
+  auto rules = loadRules(rule("      api: [flex.create_block_mask]\n"
+                              "      args: {keyword: _compile, kind: bool, regex: '^True$'}\n"),
+                         "f", "device");
+  ASSERT_TRUE(rules.ok()) << rules.error().message;
+  RuleSet set(std::move(rules.value()));
+  auto m = parse::parsePython("a.py",
+                              "import flex\n"
+                              "mask = flex.create_block_mask(\n"  // 2
+                              "    mod, B=1, H=8,\n"
+                              "    _compile=True\n"  // 4
+                              ")\n"
+                              "same = flex.create_block_mask(mod, _compile=True)\n");  // 6
+  ASSERT_TRUE(m.ok());
+  Sink sink;
+  set.match(**m, sink);
+  ASSERT_EQ(sink.findings.size(), 2u);
+  std::sort(sink.findings.begin(), sink.findings.end(),
+            [](const auto& a, const auto& b) { return a.range.line < b.range.line; });
+  EXPECT_EQ(sink.findings[0].range.line, 2u);
+  EXPECT_EQ(sink.findings[0].range.end_line, 4u);  // the finding reaches the keyword's line
+  EXPECT_EQ(sink.findings[1].range.line, 6u);
+  EXPECT_EQ(sink.findings[1].range.end_line, 6u);
+}
+
 TEST(RuleSet, AComparisonKeptIsNotABranchTestAndAPositionRegexNarrows) {
   const std::string yaml = rule(
       "      string:\n"

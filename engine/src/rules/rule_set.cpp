@@ -143,6 +143,22 @@ bool argMatches(const ArgConstraint& c, const sdk::CallFact& call, const sdk::Mo
   return c.absent && !call.splat;
 }
 
+/// A finding whose rule constrains an argument the call passes (`create_block_mask(…,
+/// _compile=True)`) spans from the reference through that argument, which may stand lines below.
+SourceRange throughArgument(const SourceRange& ref, const ArgConstraint& c, const sdk::CallFact& call) {
+  if (c.absent) return ref;
+  for (const auto& a : call.args) {
+    const bool same = a.keyword.empty() ? c.index >= 0 && a.index == c.index : a.keyword == c.keyword;
+    if (!same || a.range.end_byte <= ref.end_byte) continue;
+    SourceRange r = ref;
+    r.end_line = a.range.end_line;
+    r.end_column = a.range.end_column;
+    r.end_byte = a.range.end_byte;
+    return r;
+  }
+  return ref;
+}
+
 }  // namespace
 
 RuleSet::RuleSet(std::vector<Rule> rules) : rules_(std::move(rules)) {
@@ -266,7 +282,8 @@ void RuleSet::matchReferences(const sdk::Module& module, sdk::FindingSink& sink)
         if (!used) continue;
       }
       Subject s{ref.written, ref.resolved, {}, hit.entry};
-      Finding f = makeFinding(rule, module, ref.range, s);
+      Finding f =
+          makeFinding(rule, module, rule.args ? throughArgument(ref.range, *rule.args, *call) : ref.range, s);
       if (rule.fix == Rule::Fix::ReplaceApi && !hit.entry->npu.empty() && !hit.entry->prefix &&
           ref.written == ref.resolved && module.text(ref.range) == ref.written) {
         f.edits.push_back({ref.range.start_byte, ref.range.end_byte, hit.entry->npu});
