@@ -25,7 +25,10 @@ void analyzeDockerBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
 /// Reports the lines of shell scripts and of installation guides' shell blocks that build a CUDA
 /// extension (script_builds.cpp): a setup.py build or local pip install of a project whose setup.py
 /// has a CUDAExtension, followed through the script's `cd`s, or that names CUDA work.
-void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink);
+/// Also the Python lines that load, through ctypes, a shared library the scripts' nvcc commands or a
+/// CUDA CMake build of the repository write (OPS-045).
+void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
+                         sdk::FindingSink& sink);
 
 /// A GPU architecture list or CUDA compiler a shell line sets for the script's builds (OPS-046).
 struct ScriptSetting {

@@ -73,7 +73,9 @@ class CustomOpsPlugin final : public Plugin {
         {"docker-builds",
          [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeDockerBuilds(w, rules_, s); }},
         {"script-builds",
-         [this](const WorkspaceView& w, FindingSink& s) { custom_ops::analyzeScriptBuilds(w, rules_, s); }},
+         [this](const WorkspaceView& w, FindingSink& s) {
+           custom_ops::analyzeScriptBuilds(w, rules_, options_, s);
+         }},
         {"extension-glue",
          [this](const WorkspaceView& w, FindingSink& s) {
            custom_ops::analyzeExtensionGlue(w, rules_, options_, s);

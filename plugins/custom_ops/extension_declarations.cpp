@@ -246,15 +246,23 @@ CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<s
   static const RE2 kModule(
       R"((?i)\b(?:project|pybind11_add_module|pybind11_extension|nanobind_add_module|python3?_add_library)\s*\(\s*(\w+))",
       bytePattern());
+  static const RE2 kSharedLibrary(
+      R"((?i)\b(?:add_library\s*\(\s*(\w+)\s+(?:SHARED|MODULE)\b|cuda_add_library\s*\(\s*(\w+)\s[^)]*\bSHARED\b))",
+      bytePattern());
   CudaCMake cmake;
+  std::set<std::string> libraries;  // of every CMake file: the CUDA may be enabled by another one
   for (const auto& entry : workspace.files()) {
     if (entry.language != sdk::Language::CMake || inSkippedDir(entry.path, skip_dirs)) continue;
     const std::string& p = entry.path;
     const auto text = workspace.read(p);
-    if (!text || !RE2::PartialMatch(*text, kCuda)) continue;
+    if (!text) continue;
+    forEachMatch(kSharedLibrary, *text,
+                 [&](const auto& m) { libraries.insert("lib" + str(m[1].empty() ? m[2] : m[1]) + ".so"); });
+    if (!RE2::PartialMatch(*text, kCuda)) continue;
     cmake.any = true;
     forEachMatch(kModule, *text, [&](const auto& m) { cmake.modules.emplace(str(m[1]), p); });
   }
+  if (cmake.any) cmake.shared_libraries = std::move(libraries);
   return cmake;
 }
 

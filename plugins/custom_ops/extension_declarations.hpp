@@ -4,6 +4,7 @@
 /// CMake files build with CUDA.
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +40,12 @@ std::map<std::string, std::string> declaredModules(const std::string& path, std:
 /// LANGUAGES CXX CUDA)`, `enable_language(CUDA)`, CUDA toolkit packages, `.cu` sources), and the
 /// Python modules such a file names (`project(_kernels LANGUAGES CUDA CXX)`,
 /// `pybind11_add_module(name …)`, `Python_add_library(name MODULE …)`), with the file.
+/// When one does, also the shared libraries any CMake file of the repository builds
+/// (`add_library(flux_cuda SHARED …)` → `libflux_cuda.so`), which Python may load through ctypes.
 struct CudaCMake {
   bool any = false;
   std::map<std::string, std::string> modules;
+  std::set<std::string> shared_libraries;
 };
 CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<std::string>& skip_dirs);
 

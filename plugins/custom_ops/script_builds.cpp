@@ -3,10 +3,12 @@
 // `cd networks/correlation_package && python setup.py install`, `pip install -e .` in a folder
 // whose setup.py has a CUDAExtension, or an install that names CUDA work (`--cuda_ext`). A
 // script's `cd` holds for the lines after it, as the shell runs them. A script's own nvcc
-// compile is one too, and Python that loads the shared library it writes through ctypes is OPS-045.
+// compile is one too, and Python that loads the shared library it writes (or a CUDA CMake build's)
+// through ctypes is OPS-045.
 // The same walk over a shell script's lines reports its GPU architecture lists and CUDA compiler
 // (OPS-046, script_settings.cpp).
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +17,7 @@
 
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
+#include "extension_declarations.hpp"
 #include "local_installs.hpp"
 #include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/container_recipe.hpp"
@@ -162,8 +165,35 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
   }
 }
 
+/// The functions of a Python file that load a library through ctypes themselves
+/// (`def _preload_libs(libname): … ctypes.CDLL(libname)`): a call of one loads its argument.
+std::vector<std::string> loaderFunctions(std::string_view text, const RE2& load) {
+  static const RE2 kDef(R"(^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\()", bytePattern());
+  std::vector<std::string> loaders;
+  std::vector<std::pair<std::size_t, std::string>> open;  // enclosing defs: indent, name
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    const std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    while (!open.empty() && first <= open.back().first) open.pop_back();
+    std::string indent, name;
+    if (RE2::PartialMatch(line, kDef, &indent, &name)) {
+      open.emplace_back(indent.size(), name);
+      continue;
+    }
+    if (!open.empty() && RE2::PartialMatch(line, load) &&
+        std::find(loaders.begin(), loaders.end(), open.back().second) == loaders.end())
+      loaders.push_back(open.back().second);
+  }
+  return loaders;
+}
+
 /// Reports the lines of Python files that load one of the libraries with ctypes
-/// (`ctypes.CDLL('bitnet_kernels/libbitnet.so')`).
+/// (`ctypes.CDLL('bitnet_kernels/libbitnet.so')`), directly or through a loader function of the
+/// file (`_preload_libs("libflux_cuda.so")`).
 void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std::string>& libraries,
                         const Rules& rules, sdk::FindingSink& sink) {
   static const RE2 kLoad(R"(\b(?:CDLL|PyDLL|LoadLibrary)[[:space:]]*\()", bytePattern());
@@ -173,6 +203,12 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
     if (!text || (text->find("CDLL") == std::string::npos && text->find("LoadLibrary") == std::string::npos &&
                   text->find("PyDLL") == std::string::npos))
       continue;
+    std::string calls;  // `\b(?:_preload_libs|load_lib)[[:space:]]*\(`, not the def lines
+    for (const std::string& name : loaderFunctions(*text, kLoad)) calls += (calls.empty() ? "" : "|") + name;
+    const RE2 loader_call(
+        calls.empty() ? std::string("$^") : R"((?:^|[^\w.]|\bself\.)(?:)" + calls + R"()[[:space:]]*\()",
+        bytePattern());
+    static const RE2 kDefLine(R"(^[ \t]*(?:async[ \t]+)?def[ \t])", bytePattern());
     const sdk::LineIndex lines(*text);
     std::size_t pos = 0;
     while (pos < text->size()) {
@@ -180,7 +216,9 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
       if (nl == std::string::npos) nl = text->size();
       const std::string_view line = std::string_view(*text).substr(pos, nl - pos);
       const std::size_t first = line.find_first_not_of(" \t");
-      if (first != std::string_view::npos && line[first] != '#' && RE2::PartialMatch(line, kLoad))
+      if (first != std::string_view::npos && line[first] != '#' &&
+          (RE2::PartialMatch(line, kLoad) ||
+           (!calls.empty() && RE2::PartialMatch(line, loader_call) && !RE2::PartialMatch(line, kDefLine))))
         for (const std::string& library : libraries) {
           const std::size_t at = line.find(library);
           // The library's file name, whole: after a quote or a '/', before a quote.
@@ -204,31 +242,35 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
 
 }  // namespace
 
-void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, sdk::FindingSink& sink) {
+void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules, const Options& options,
+                         sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> scripts;
   for (const auto& file : workspace.files())
     if (isShellScript(file) || sdk::isInstallGuide(file.path) || sdk::isCiWorkflow(file.path) ||
         sdk::isContainerRecipePath(file.path))
       scripts.push_back(&file);
-  if (scripts.empty()) return;
-  const SetupProjects projects(workspace);
-  const RepositoryScripts repository_scripts(workspace);
-  std::set<std::string> built_libraries;  // the shared libraries nvcc commands of the scripts write
-  for (const sdk::FileEntry* file : scripts) {
-    const auto text = workspace.read(file->path);
-    if (!text) continue;
-    if (isShellScript(*file))
-      scanScript(file->path, *text, projects, repository_scripts, rules, true, built_libraries, sink);
-    else if (sdk::isCiWorkflow(file->path))  // a workflow's shell steps are shell script
-      scanScript(file->path, sdk::ciWorkflowScript(*text), projects, repository_scripts, rules, true,
-                 built_libraries, sink);
-    else if (sdk::isContainerRecipePath(file->path)) {  // so are a Singularity recipe's sections
-      if (sdk::isContainerRecipe(file->path, *text))
-        scanScript(file->path, sdk::containerRecipeScript(*text), projects, repository_scripts, rules, true,
+  // The shared libraries the repository compiles with CUDA: those of a CMake build that enables
+  // CUDA, and those nvcc commands of the scripts write.
+  std::set<std::string> built_libraries = readCudaCMake(workspace, options.skip_dirs).shared_libraries;
+  if (!scripts.empty()) {
+    const SetupProjects projects(workspace);
+    const RepositoryScripts repository_scripts(workspace);
+    for (const sdk::FileEntry* file : scripts) {
+      const auto text = workspace.read(file->path);
+      if (!text) continue;
+      if (isShellScript(*file))
+        scanScript(file->path, *text, projects, repository_scripts, rules, true, built_libraries, sink);
+      else if (sdk::isCiWorkflow(file->path))  // a workflow's shell steps are shell script
+        scanScript(file->path, sdk::ciWorkflowScript(*text), projects, repository_scripts, rules, true,
                    built_libraries, sink);
-    } else
-      scanScript(file->path, sdk::installGuideScript(*text), projects, repository_scripts, rules, false,
-                 built_libraries, sink);
+      else if (sdk::isContainerRecipePath(file->path)) {  // so are a Singularity recipe's sections
+        if (sdk::isContainerRecipe(file->path, *text))
+          scanScript(file->path, sdk::containerRecipeScript(*text), projects, repository_scripts, rules, true,
+                     built_libraries, sink);
+      } else
+        scanScript(file->path, sdk::installGuideScript(*text), projects, repository_scripts, rules, false,
+                   built_libraries, sink);
+    }
   }
   if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);
 }
