@@ -2,6 +2,7 @@
 
 #include "spawned_worker_devices.hpp"
 
+#include <cctype>
 #include <set>
 #include <string>
 #include <string_view>
