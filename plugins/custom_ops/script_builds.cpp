@@ -203,11 +203,12 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
     if (!text || (text->find("CDLL") == std::string::npos && text->find("LoadLibrary") == std::string::npos &&
                   text->find("PyDLL") == std::string::npos))
       continue;
-    std::string calls;  // `\b(?:_preload_libs|load_lib)[[:space:]]*\(`, not the def lines
+    // Calls of the file's own loader functions (`_preload_libs(…)`), not their def lines.
+    std::string calls;
     for (const std::string& name : loaderFunctions(*text, kLoad)) calls += (calls.empty() ? "" : "|") + name;
-    const RE2 loader_call(
-        calls.empty() ? std::string("$^") : R"((?:^|[^\w.]|\bself\.)(?:)" + calls + R"()[[:space:]]*\()",
-        bytePattern());
+    std::optional<RE2> loader_call;
+    if (!calls.empty())
+      loader_call.emplace(R"((?:^|[^\w.]|\bself\.)(?:)" + calls + R"()[[:space:]]*\()", bytePattern());
     static const RE2 kDefLine(R"(^[ \t]*(?:async[ \t]+)?def[ \t])", bytePattern());
     const sdk::LineIndex lines(*text);
     std::size_t pos = 0;
@@ -218,7 +219,7 @@ void reportLibraryLoads(const sdk::WorkspaceView& workspace, const std::set<std:
       const std::size_t first = line.find_first_not_of(" \t");
       if (first != std::string_view::npos && line[first] != '#' &&
           (RE2::PartialMatch(line, kLoad) ||
-           (!calls.empty() && RE2::PartialMatch(line, loader_call) && !RE2::PartialMatch(line, kDefLine))))
+           (loader_call && RE2::PartialMatch(line, *loader_call) && !RE2::PartialMatch(line, kDefLine))))
         for (const std::string& library : libraries) {
           const std::size_t at = line.find(library);
           // The library's file name, whole: after a quote or a '/', before a quote.
