@@ -227,7 +227,8 @@ void entryValue(std::string_view src, std::size_t i, ByteRanges& lists, std::set
 
 }  // namespace
 
-/// The byte ranges of the lists that reach nvcc: given to an "nvcc" key (`{"nvcc": ["-O3"]}`),
+/// The byte ranges of the lists that reach nvcc: given to an "nvcc" or "extra_cuda_cflags" key
+/// (`{"nvcc": ["-O3"]}`),
 /// added to one (`args["nvcc"].extend([...])`, `.append`, `+=`), written as load()'s
 /// `extra_cuda_cflags=[...]`, returned by a function named for nvcc (`def nvcc_flags(self)`), or bound
 /// in the module to a name such a key reads (`nvcc_args = [...]` with `"nvcc": nvcc_args if
@@ -238,7 +239,9 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> nvccKeyLists(
   ByteRanges lists;
   std::set<std::string> names;
   for (const auto& s : strings) {
-    if (s.value != "nvcc" || !codeString(s)) continue;
+    // `"extra_cuda_cflags": [...]`: load()'s keyword as the key of a dict of its arguments
+    // (`myargs = {…}` … `load(name, sources, **myargs)`).
+    if ((s.value != "nvcc" && s.value != "extra_cuda_cflags") || !codeString(s)) continue;
     std::size_t i = s.range.end_byte;
     while (i < src.size() && (src[i] == ' ' || src[i] == '\t')) ++i;
     if (i < src.size() && src[i] == ':') {

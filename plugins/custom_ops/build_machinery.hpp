@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common.hpp"
 #include "plugin_support/python_text.hpp"
@@ -39,6 +41,13 @@ struct ScriptSetting {
 /// (script_settings.cpp); nothing for an append to the same list, a value passed on from another
 /// variable, or echo/printf text. scanScript walks the lines and reports it.
 std::optional<ScriptSetting> scriptSetting(std::string_view line);
+
+/// Reports the constructions of a setup script's own Extension subclass that hands `name` to CMake
+/// (`builds`: name and script path), called when a CMake file of the repository compiles CUDA
+/// outside any if() block (cmake_extensions.cpp, OPS-017).
+void reportCMakeExtensions(const sdk::WorkspaceView& workspace,
+                           const std::vector<std::pair<std::string, std::string>>& builds, const Rules& rules,
+                           sdk::FindingSink& sink);
 
 /// Python glue that only facts across files reveal (extension_glue.cpp): imports of and calls into
 /// extension modules a build script declares (OPS-028, OPS-038), and autograd Functions reaching an

@@ -239,6 +239,32 @@ std::map<std::string, std::string> declaredModules(const std::string& path, std:
   return declared;
 }
 
+namespace {
+
+/// Whether a line outside every if()/foreach()/while()/function()/macro() block of a CMake file
+/// matches `cuda`.
+bool cudaAtTopLevel(std::string_view text, const RE2& cuda) {
+  static const RE2 kOpen(R"((?i)^\s*(?:if|foreach|while|function|macro)\s*\()", bytePattern());
+  static const RE2 kClose(R"((?i)^\s*end(?:if|foreach|while|function|macro)\s*\()", bytePattern());
+  int depth = 0;
+  for (std::size_t b = 0; b < text.size();) {
+    std::size_t e = text.find('\n', b);
+    if (e == std::string_view::npos) e = text.size();
+    const re2::StringPiece line(text.data() + b, e - b);
+    if (RE2::PartialMatch(line, kOpen)) {
+      ++depth;
+    } else if (RE2::PartialMatch(line, kClose)) {
+      depth = depth > 0 ? depth - 1 : 0;
+    } else if (depth == 0 && RE2::PartialMatch(line, cuda)) {
+      return true;
+    }
+    b = e + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
 CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<std::string>& skip_dirs) {
   static const RE2 kCuda(
       R"(\bLANGUAGES\b[^)]*\bCUDA\b|enable_language\s*\(\s*CUDA|find_package\s*\(\s*CUDA|\.cu\b)",
@@ -260,6 +286,7 @@ CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<s
                  [&](const auto& m) { libraries.insert("lib" + str(m[1].empty() ? m[2] : m[1]) + ".so"); });
     if (!RE2::PartialMatch(*text, kCuda)) continue;
     cmake.any = true;
+    cmake.unconditional = cmake.unconditional || cudaAtTopLevel(*text, kCuda);
     forEachMatch(kModule, *text, [&](const auto& m) { cmake.modules.emplace(str(m[1]), p); });
   }
   if (cmake.any) cmake.shared_libraries = std::move(libraries);

@@ -42,8 +42,12 @@ std::map<std::string, std::string> declaredModules(const std::string& path, std:
 /// `pybind11_add_module(name …)`, `Python_add_library(name MODULE …)`), with the file.
 /// When one does, also the shared libraries any CMake file of the repository builds
 /// (`add_library(flux_cuda SHARED …)` → `libflux_cuda.so`), which Python may load through ctypes.
+/// `unconditional`: one compiles CUDA outside any if()/function() block (`project(x LANGUAGES CXX
+/// CUDA)`, a top-level `enable_language(CUDA)`), not only when an option asks (pyg-lib's
+/// `if(WITH_CUDA) enable_language(CUDA)`).
 struct CudaCMake {
   bool any = false;
+  bool unconditional = false;
   std::map<std::string, std::string> modules;
   std::set<std::string> shared_libraries;
 };

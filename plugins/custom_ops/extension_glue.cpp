@@ -814,10 +814,13 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
   // CMake-built extensions are compiled CUDA when the repository's CMake builds CUDA.
   const CudaCMake cmake = readCudaCMake(workspace, options.skip_dirs);
   const auto first = declared.lower_bound(std::string(kCMakeDeclared));
+  std::vector<std::pair<std::string, std::string>> cmake_builds;
   for (auto it = first; it != declared.end() && startsWith(it->first, std::string(kCMakeDeclared));) {
     if (cmake.any) declared.emplace(it->first.substr(kCMakeDeclared.size()), it->second);
+    if (cmake.unconditional) cmake_builds.emplace_back(it->first.substr(kCMakeDeclared.size()), it->second);
     it = declared.erase(it);
   }
+  reportCMakeExtensions(workspace, cmake_builds, rules, sink);
   std::map<std::string, std::string> installed;
   for (auto it = declared.lower_bound(std::string(kPackageDeclared));
        it != declared.end() && startsWith(it->first, std::string(kPackageDeclared));) {

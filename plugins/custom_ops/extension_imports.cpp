@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "build_machinery.hpp"
+#include "byte_regex.hpp"
 #include "python_file.hpp"
 #include "python_scan.hpp"
 
@@ -41,6 +43,33 @@ bool PythonFile::fileHasCudaSourceString() const {
   return false;
 }
 
+/// `load(name, sources, **myargs)` beside `myargs = {"with_cuda": True, "extra_cuda_cflags": [...]}`:
+/// a dict this file binds (by a plain assignment of a `{…}` or `dict(…)` literal) and the call
+/// unpacks carries load()'s CUDA keywords or .cu sources.
+bool PythonFile::splatDictBuildsCuda(const CallFact& c) const {
+  if (!c.splat) return false;
+  static const RE2 kSplat(R"(\*\*[ \t]*([A-Za-z_]\w*))", bytePattern());
+  static const RE2 kCudaKey(
+      R"(["'](?:extra_cuda_cflags|cuda_sources)["'][ \t]*:|["']with_cuda["'][ \t]*:[ \t]*True\b|\b(?:extra_cuda_cflags|cuda_sources)[ \t]*=|\bwith_cuda[ \t]*=[ \t]*True\b)",
+      bytePattern());
+  const std::string_view src = m_.source();
+  re2::StringPiece call(m_.text(c.range).data(), m_.text(c.range).size());
+  for (std::string name; RE2::FindAndConsume(&call, kSplat, &name);) {
+    const RE2 bound("(?m)^[ \\t]*" + RE2::QuoteMeta(name) + "[ \\t]*=[ \\t]*(\\{|dict\\()", bytePattern());
+    bool cuda = false;
+    plugin_support::forEachMatch(bound, src, [&](const auto& g) {
+      const auto open = static_cast<std::size_t>(g[1].data() - src.data()) + g[1].size() - 1;
+      const std::size_t close = closingBracket(src, open);
+      if (close == std::string_view::npos || open > c.range.start_byte) return;
+      const std::string_view body = src.substr(open, close - open);
+      if (RE2::PartialMatch(re2::StringPiece(body.data(), body.size()), kCudaKey) || mentionsCudaSource(body))
+        cuda = true;
+    });
+    if (cuda) return true;
+  }
+  return false;
+}
+
 namespace {
 
 /// `load_extension`, `TorchOpsJitExtension`, `build_kernel`: a callee named for building or loading.
@@ -52,6 +81,12 @@ bool builderName(const std::string& callee) {
 }
 
 }  // namespace
+
+bool PythonFile::wrapperJitBuild(const CallFact& c) {
+  return !startsWith(c.callee_resolved, "torch.utils.cpp_extension.") && builderName(c.callee_written) &&
+         (hasKeyword(c, "extra_cuda_cflags") || hasKeyword(c, "cuda_sources") ||
+          mentionsCudaSource(argText(c, "sources", -1)));
+}
 
 void PythonFile::extensionBuilds() {
   for (const auto& c : m_.calls()) {
@@ -78,10 +113,10 @@ void PythonFile::extensionBuilds() {
       report(std::move(f));
     }
     // The repository's own JIT builder speaking load()'s words (`TorchOpsJitExtension(…,
-    // extra_cuda_cflags=…)`): a CUDA build declared through a wrapper named as one (not a record
-    // of build parameters: `SimpleNamespace(extra_cuda_cflags=…)`).
-    if (!startsWith(r, "torch.utils.cpp_extension.") && builderName(c.callee_written) &&
-        (hasKeyword(c, "extra_cuda_cflags") || hasKeyword(c, "cuda_sources"))) {
+    // extra_cuda_cflags=…)`, `load(name=…, sources=[… "kernel.cu" …])` of a wrapper): a CUDA build
+    // declared through a wrapper named as one (not a record of build parameters:
+    // `SimpleNamespace(extra_cuda_cflags=…)`).
+    if (wrapperJitBuild(c)) {
       const std::string name = argText(c, "name", 0);
       auto f = rules_.make(kJitExtension, std::string(m_.path()), c.name_range, c.callee_written, r,
                            {{"value", name.empty() ? std::string("?") : name}});
@@ -96,7 +131,7 @@ void PythonFile::extensionBuilds() {
     if (r == "torch.utils.cpp_extension.load" || r == "torch.utils.cpp_extension.load_inline") {
       const bool inline_build = endsWith(r, "load_inline");
       bool cuda = hasKeyword(c, "cuda_sources") || hasKeyword(c, "extra_cuda_cflags") ||
-                  argText(c, "with_cuda", -1) == "True";
+                  argText(c, "with_cuda", -1) == "True" || splatDictBuildsCuda(c);
       bool literal_sources = false;
       for (const auto& a : c.args) {
         if (a.keyword == "with_cuda") continue;
@@ -249,9 +284,12 @@ bool looksLikeExtensionModule(std::string_view target) {
   for (const char* cfg : {".config.", ".configs.", ".defaults.", ".default.", ".cfg.", ".settings."})
     if (std::string(".").append(target).append(".").find(cfg) != std::string::npos) return false;
   if (last == "_C" || last == "_ext" || last == "_cuda") return true;
-  // Top-level modules that flash-attention's csrc builds as CUDA extensions, named otherwise.
+  // Top-level modules that flash-attention's csrc builds as CUDA extensions, named otherwise, and
+  // DeepGEMM's package, whose functions are those of its compiled `_C` module (Hopper/Blackwell
+  // FP8 GEMMs; evidence in plugins/deps/data/compatibility.yaml, entry deep-gemm).
   static const std::set<std::string, std::less<>> kKnownCudaModules = {
-      "dropout_layer_norm", "fused_dense_lib", "xentropy_cuda_lib", "fused_softmax_lib", "ft_attention"};
+      "dropout_layer_norm", "fused_dense_lib", "xentropy_cuda_lib",
+      "fused_softmax_lib",  "ft_attention",    "deep_gemm"};
   if (dot == std::string_view::npos && kKnownCudaModules.count(last)) return true;
   // amp_C, fused_adam_C: a lower-case stem and the `_C` suffix of compiled modules.
   if (endsWith(last, "_C") && last.size() > 2 && std::islower(static_cast<unsigned char>(last[0])))

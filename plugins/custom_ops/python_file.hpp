@@ -55,6 +55,9 @@ class PythonFile {
   static bool hasKeyword(const CallFact& c, std::string_view keyword);
   static bool mentionsCudaSource(std::string_view text);
   bool fileHasCudaSourceString() const;
+  bool splatDictBuildsCuda(const CallFact& c) const;
+  /// The repository's own JIT builder given load()'s CUDA keywords or .cu sources.
+  static bool wrapperJitBuild(const CallFact& c);
   void extensionBuilds();
   bool loadsExtensionByName(const CallFact& c) const;
   /// The name a loader call's result is bound to: `name = load(…)`, or the first name of
@@ -72,6 +75,8 @@ class PythonFile {
   /// The name of the extension build call (CUDAExtension, load, …) around `r`, or "".
   std::string extensionAround(const sdk::SourceRange& r) const;
   void cudaBuildImports();
+  /// `torch.ops.load_library` of a shared library named for a CUDA build (OPS-047).
+  void prebuiltCudaLibraries();
   void nvccFlagLists();
   void nvccRuns();
   void cudaSourceLists();

@@ -184,10 +184,22 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
         !imp.bound.empty() && !knownLibrary(imp.module))
       plain_modules_.emplace(imp.bound, &imp);
   }
+  std::set<std::string> provider_methods;  // `Cls.method` (see below)
   for (const auto& c : m.calls()) {
     const bool load = c.callee_resolved == "torch.utils.cpp_extension.load" ||
                       c.callee_resolved == "torch.utils.cpp_extension.load_inline";
     if (load && !c.assigned_to.empty()) extension_names_.insert(c.assigned_to);
+    // `cls.mod[key] = load(…)` in a method of a top-level class that returns it (torch's load() or
+    // the repository's JIT builder): `x = Cls.instance(cfg)` binds the extension.
+    if (load || wrapperJitBuild(c))
+      for (const auto& d : m.definitions())
+        if (d.kind == DefinitionFact::Kind::Function && within(c.range, d.range) &&
+            std::count(d.qualified_name.begin(), d.qualified_name.end(), '.') == 1 &&
+            m.text(d.range).find("return ") != std::string_view::npos)
+          for (const auto& cls : m.definitions())
+            if (cls.kind == DefinitionFact::Kind::Class && cls.top_level &&
+                d.qualified_name == cls.name + "." + d.name)
+              provider_methods.insert(d.qualified_name);
     std::string built;
     if (load)
       for (const auto& a : c.args)
@@ -203,6 +215,23 @@ PythonFile::PythonFile(const sdk::Module& m, const Rules& rules, const Options& 
             m.text(d.range).find("return ") != std::string_view::npos)
           extension_providers_.emplace(d.name, built.empty() ? d.name : built);
     if (loadsExtensionByName(c)) extension_names_.insert(loadedAs(c));
+  }
+  for (const auto& c : m.calls())
+    if (!c.assigned_to.empty() && provider_methods.count(c.callee_written))
+      extension_names_.insert(c.assigned_to);
+  // `slstm_mod = slstm_cuda.sLSTMFunc(…)`: an object of a class the extension defines (a name with
+  // its first or second letter upper case) runs the extension's code in its methods
+  // (`slstm_mod.forward(…)`), in nested functions too.
+  for (const auto& c : m.calls()) {
+    if (c.assigned_to.empty() || c.assigned_to.find('.') != std::string::npos) continue;
+    const std::size_t dot = c.callee_written.rfind('.');
+    if (dot == std::string::npos || !extension_names_.count(c.callee_written.substr(0, dot))) continue;
+    const std::string cls = c.callee_written.substr(dot + 1);
+    if (!cls.empty() &&
+        (std::isupper(static_cast<unsigned char>(cls[0])) ||
+         (cls.size() > 1 && std::isupper(static_cast<unsigned char>(cls[1])))) &&
+        !dataTypeName(cls))
+      extension_names_.insert(c.assigned_to);
   }
   // `cuda_module = transformer_cuda_module` (in a function too): one more name for an extension.
   if (!extension_names_.empty()) {
@@ -283,6 +312,7 @@ void PythonFile::run() {
   nvccRuns();
   cudaSourceLists();
   if (npu_path_) return;  // already the NPU port of the kernels
+  prebuiltCudaLibraries();
   tritonKernels();
   tritonAutotune();
   tritonLaunches();
