@@ -7,6 +7,8 @@
 //   helpers of other modules of the repository (`from pkg.cpp_functions import conv_fwd`, with
 //   re-exports through a package's __init__ and helpers calling helpers), which the per-file pass
 //   cannot see. Classes whose body shows the module pass a kernel of its own are left to it.
+// - OPS-018 / OPS-038: calls, from other modules, of a function that JIT-builds a CUDA extension,
+//   and calls into what it returns (jit_builders.cpp, from the same scan and summaries).
 // The per-file analysis stays a function of one file (its cache key is the file's content); what
 // depends on other files is computed here once per run, and cached with the files it read. What
 // the pass takes of each file (the scan for build scripts and extension imports, then the summary
@@ -27,6 +29,7 @@
 #include "byte_regex.hpp"
 #include "extension_declarations.hpp"
 #include "glue_summary.hpp"
+#include "jit_builders.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "python_scan.hpp"
 
@@ -768,6 +771,7 @@ Scan scanText(const std::string& path, std::string_view text) {
   Scan scan;
   for (auto& [name, _] : declared) scan.declared.push_back(name);
   scan.may_import = mayImportExtension(text);
+  scan.builders = jitBuilders(text);
   return scan;
 }
 
@@ -827,8 +831,10 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
     installed.emplace(it->first.substr(kPackageDeclared.size()), it->second);
     it = declared.erase(it);
   }
+  const CudaBuilders builders = cudaBuilders(scans);
   // Most repositories have no compiled extension: stop before reading the files closely.
-  if (!candidate && declared.empty() && installed.empty() && cmake.modules.empty()) return rememberFresh();
+  if (!candidate && declared.empty() && installed.empty() && cmake.modules.empty() && builders.empty())
+    return rememberFresh();
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (summarised[i]) continue;
     if (auto text = workspace.read(files[i].path)) {
@@ -847,6 +853,7 @@ void analyzeExtensionGlue(const sdk::WorkspaceView& workspace, const Rules& rule
       if (built != cmake.modules.end()) declared.emplace(target, built->second);
     }
   Glue glue(files, declared);
+  reportJitBuilderCalls(workspace, files, builders, rules, options, sink);
   glue.setInstalledPackages(std::move(installed));
   if (!glue.anyExtensionImport()) return;  // no compiled extension, no glue to it
   glue.propagate();

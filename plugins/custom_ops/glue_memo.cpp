@@ -1,10 +1,11 @@
 // The extension glue's per-file memo, as one flat CBOR array (the JSON library's binary form):
 // compact, and decoded by a library that refuses malformed bytes. The array's elements, in order:
-//   declared count, declared names..., may_import, summarised,
+//   declared count, declared names..., may_import, builder count, builders..., summarised,
 //   and when summarised: autograd_import, import count, (line, module, name, bound, star) per import,
 //   function count, blocks..., class count, blocks...
 //   a block: name, line, name_begin, body_end, call count, calls..., attribute count,
 //   (name, attribute) pairs..., launch.
+//   a builder: name, loads, cuda, returns, call count, calls...
 // Flat, because decoding a tree of nested arrays and maps for every file of a repository cost
 // more than the propagation it saves.
 
@@ -116,6 +117,15 @@ std::string encodeMemo(const Scan& scan, const PyFile* summary) {
   out.push_back(scan.declared.size());
   for (const std::string& d : scan.declared) out.push_back(d);
   out.push_back(scan.may_import);
+  out.push_back(scan.builders.size());
+  for (const Builder& b : scan.builders) {
+    out.push_back(b.name);
+    out.push_back(b.loads);
+    out.push_back(b.cuda);
+    out.push_back(b.returns);
+    out.push_back(b.calls.size());
+    for (const std::string& c : b.calls) out.push_back(c);
+  }
   out.push_back(summary != nullptr);
   if (summary) {
     out.push_back(summary->autograd_import);
@@ -145,6 +155,15 @@ bool decodeMemo(const std::string& bytes, Scan& scan, PyFile& file, bool& summar
     Scan s;
     for (std::size_t n = in.count(); n > 0; --n) s.declared.push_back(in.next<std::string>());
     s.may_import = in.next<bool>();
+    for (std::size_t n = in.count(); n > 0; --n) {
+      Builder b;
+      b.name = in.next<std::string>();
+      b.loads = in.next<bool>();
+      b.cuda = in.next<bool>();
+      b.returns = in.next<bool>();
+      for (std::size_t k = in.count(); k > 0; --k) b.calls.push_back(in.next<std::string>());
+      s.builders.push_back(std::move(b));
+    }
     const bool has_summary = in.next<bool>();
     PyFile f;
     if (has_summary) {

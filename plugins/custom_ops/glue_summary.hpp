@@ -75,15 +75,27 @@ struct PyFile {
   std::map<std::string, bool> helpers;  ///< top-level function -> reached only through other files
 };
 
+/// A top-level function that may build an extension at run time (jit_builders.cpp): it calls
+/// torch.utils.cpp_extension's load()/load_inline() itself, or its body names CUDA sources or flags.
+struct Builder {
+  std::string name;
+  bool loads = false;              ///< calls load() / load_inline() itself
+  bool cuda = false;               ///< its body names `.cu` sources or CUDA build flags
+  bool returns = false;            ///< returns what it built (`return module`)
+  std::vector<std::string> calls;  ///< names it calls, when `cuda` and not `loads` (a loader builds)
+};
+
 /// What the first look at a file's text found: the extension modules it declares
-/// (`CUDAExtension(name=...)`), and whether an import line may name a compiled extension.
+/// (`CUDAExtension(name=...)`), whether an import line may name a compiled extension, and the
+/// functions that may JIT-build one.
 struct Scan {
   std::vector<std::string> declared;
   bool may_import = false;
+  std::vector<Builder> builders;
 };
 
 /// The memo's kind (WorkspaceView::remember); bump it when the encoding changes.
-inline constexpr const char* kMemoKind = "extension-glue/4";
+inline constexpr const char* kMemoKind = "extension-glue/5";
 
 /// A file's memo: its scan and, when `summarised`, the summary parse() took of it (imports,
 /// functions and autograd classes of `file`; its path and module name are not in the memo).

@@ -55,7 +55,10 @@ void expectSameSummary(const PyFile& a, const PyFile& b) {
 }
 
 TEST(GlueMemo, ASummaryAndAScanComeBackAsStored) {
-  const Scan scan{{"fused_ext", "other_ext"}, true};
+  const Scan scan{
+      {"fused_ext", "other_ext"},
+      true,
+      {{"load_module", true, true, true, {}}, {"_init", false, true, false, {"get_plugin", "dirname"}}}};
   const PyFile file = sample();
   Scan s;
   PyFile f;
@@ -64,6 +67,14 @@ TEST(GlueMemo, ASummaryAndAScanComeBackAsStored) {
   EXPECT_TRUE(summarised);
   EXPECT_EQ(s.declared, scan.declared);
   EXPECT_TRUE(s.may_import);
+  ASSERT_EQ(s.builders.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(s.builders[i].name, scan.builders[i].name);
+    EXPECT_EQ(s.builders[i].loads, scan.builders[i].loads);
+    EXPECT_EQ(s.builders[i].cuda, scan.builders[i].cuda);
+    EXPECT_EQ(s.builders[i].returns, scan.builders[i].returns);
+    EXPECT_EQ(s.builders[i].calls, scan.builders[i].calls);
+  }
   expectSameSummary(f, file);
 
   PyFile untouched;
