@@ -360,7 +360,11 @@ class DepsPlugin final : public Plugin {
         cuda_environments.insert(d.file);
     }
     for (const auto& d : m.dependencies)
-      if (!m.self_names.count(deps::normalizeName(d.req.name))) reportDependency(d, cuda_environments, sink);
+      // A requirement whose marker admits no Linux host (`triton-windows ; sys_platform ==
+      // 'win32'`) is never installed on an NPU host: nothing to migrate.
+      if (!m.self_names.count(deps::normalizeName(d.req.name)) &&
+          (d.conda || !deps::markerExcludesLinux(d.req.marker)))
+        reportDependency(d, cuda_environments, sink);
     for (const auto& x : m.indexes) reportIndex(x, texts, sink);
     for (const auto& img : m.images) reportImage(img, sink);
     for (const auto& env : m.environment) reportEnvironment(env, sink);

@@ -521,6 +521,24 @@ std::string cudaTag(std::string_view text) {
   return s.substr(at, e - at);
 }
 
+bool markerExcludesLinux(std::string_view marker) {
+  std::string m;
+  for (char c : marker)
+    if (c != ' ' && c != '\t') m.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (m.empty() || m.find(")or") != std::string::npos || m.find("'or") != std::string::npos ||
+      m.find("\"or") != std::string::npos)
+    return false;
+  for (const char* variable : {"sys_platform==", "platform_system==", "os_name=="})
+    for (const char* value : {"win32", "cygwin", "darwin", "windows", "nt"})
+      for (const char quote : {'\'', '"'}) {
+        std::string clause = variable;
+        clause.push_back(quote);
+        clause.append(value).push_back(quote);
+        if (m.find(clause) != std::string::npos) return true;
+      }
+  return false;
+}
+
 bool hasGpuExtra(std::string_view extras) {
   std::size_t b = 0;
   while (b <= extras.size()) {

@@ -51,6 +51,11 @@ std::optional<std::string> exactPin(std::string_view spec, SpecDialect dialect);
 /// ("+cu121", "/whl/cu121", "cuda11.8" → "cuda11.8"); empty when none.
 std::string cudaTag(std::string_view text);
 
+/// True when an environment marker admits no Linux host (`sys_platform == 'win32'`,
+/// `platform_system == "Darwin"`, `os_name == "nt"`, joined by `and`): an NPU host, Linux, never
+/// installs the requirement. A marker with `or` is not judged (a disjunct may admit Linux).
+bool markerExcludesLinux(std::string_view marker);
+
 /// True when a comma-separated extras list has the extra `gpu` ("gpu,cli"): a package's NVIDIA
 /// install profile.
 bool hasGpuExtra(std::string_view extras);
