@@ -287,6 +287,9 @@ CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<s
     if (!RE2::PartialMatch(*text, kCuda)) continue;
     cmake.any = true;
     cmake.unconditional = cmake.unconditional || cudaAtTopLevel(*text, kCuda);
+    if (const auto slash = p.rfind('/');
+        p.substr(slash == std::string::npos ? 0 : slash + 1) == "CMakeLists.txt")
+      cmake.directories.insert(slash == std::string::npos ? "" : p.substr(0, slash));
     forEachMatch(kModule, *text, [&](const auto& m) { cmake.modules.emplace(str(m[1]), p); });
   }
   if (cmake.any) cmake.shared_libraries = std::move(libraries);

@@ -50,6 +50,7 @@ struct CudaCMake {
   bool unconditional = false;
   std::map<std::string, std::string> modules;
   std::set<std::string> shared_libraries;
+  std::set<std::string> directories;  ///< of the CMakeLists.txt files that compile CUDA ("" the root)
 };
 CudaCMake readCudaCMake(const sdk::WorkspaceView& workspace, const std::vector<std::string>& skip_dirs);
 

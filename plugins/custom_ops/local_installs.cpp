@@ -160,6 +160,72 @@ std::string changeDirectory(std::string cwd, std::string_view target) {
   return cwd;
 }
 
+std::optional<CMakeConfigure> cmakeConfigure(std::string_view line) {
+  static const RE2 kCommand(R"((?:^|[;&|(`]|\bthen\b|\bdo\b)[[:space:]]*((?:\S*/)?cmake)[[:space:]]+)",
+                            bytePattern());
+  re2::StringPiece rest(line.data(), line.size());
+  re2::StringPiece command;
+  if (!RE2::FindAndConsume(&rest, kCommand, &command)) return std::nullopt;
+  CMakeConfigure configure;
+  configure.at = static_cast<std::size_t>(command.data() - line.data());
+  // Its words, up to the end of the command: quotes and substitutions (`…`, $(…)) stay inside one.
+  std::vector<std::string> words;
+  std::string word;
+  char quote = 0;
+  int depth = 0;  // $( … ) nesting
+  for (std::size_t i = static_cast<std::size_t>(rest.data() - line.data()); i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      word += c;
+    } else if (c == '\'' || c == '"' || c == '`') {
+      quote = c;
+      word += c;
+    } else if (c == '$' && i + 1 < line.size() && line[i + 1] == '(') {
+      ++depth;
+      word += c;
+    } else if (c == ')' && depth > 0) {
+      --depth;
+      word += c;
+    } else if (depth == 0 && (c == ';' || c == '&' || c == '|' || c == ')' || c == '#')) {
+      break;
+    } else if (depth == 0 && (c == ' ' || c == '\t' || c == '\r' || c == '\\')) {
+      if (!word.empty()) words.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(std::move(word));
+  // Options that take their value as the next word; `--build`/`--install`/`--open` run no configure.
+  static const std::set<std::string> kValued = {"-B", "-G", "-C",       "-D",         "-T",
+                                                "-A", "-U", "--preset", "--toolchain"};
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    const std::string& w = words[k];
+    if (w == "--build" || w == "--install" || w == "--open" || w == "-E" || w == "-P" || w == "--version" ||
+        w == "--help")
+      return std::nullopt;
+    if (w == "-S" && k + 1 < words.size()) {
+      configure.source = words[k + 1];
+      return configure;
+    }
+    if (w.size() > 2 && w.rfind("-S", 0) == 0) {
+      configure.source = w.substr(2);
+      return configure;
+    }
+    if (kValued.count(w)) {
+      ++k;
+      continue;
+    }
+    if (w[0] != '-') configure.source = w;  // the last operand is the source (or build) folder
+  }
+  if (configure.source.size() >= 2 && (configure.source.front() == '"' || configure.source.front() == '\'') &&
+      configure.source.back() == configure.source.front())
+    configure.source = configure.source.substr(1, configure.source.size() - 2);
+  if (configure.source.empty()) return std::nullopt;
+  return configure;
+}
+
 std::string baseName(const std::string& path) {
   const auto slash = path.rfind('/');
   return path.substr(slash == std::string::npos ? 0 : slash + 1);

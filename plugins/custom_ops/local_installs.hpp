@@ -72,6 +72,16 @@ std::vector<std::pair<std::size_t, std::string>> cdCommands(std::string_view lin
 /// the last folder, or goes above the start ("..").
 std::string changeDirectory(std::string cwd, std::string_view target);
 
+/// The source directory a CMake configure step on the line names, as written (`cmake ..` → "..",
+/// `cmake -S csrc -B build` → "csrc", `cmake -DX=\`python -c '…'\` ..` → ".."), and where the
+/// command starts in the line; nothing for a line that runs no configure (`cmake --build build`,
+/// `cmake --install .`, `apt-get install cmake`: a package name is no command).
+struct CMakeConfigure {
+  std::size_t at = 0;
+  std::string source;
+};
+std::optional<CMakeConfigure> cmakeConfigure(std::string_view line);
+
 /// The last part of a '/'-separated path.
 std::string baseName(const std::string& path);
 

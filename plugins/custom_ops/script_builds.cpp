@@ -3,7 +3,8 @@
 // `cd networks/correlation_package && python setup.py install`, `pip install -e .` in a folder
 // whose setup.py has a CUDAExtension, or an install that names CUDA work (`--cuda_ext`). A
 // script's `cd` holds for the lines after it, as the shell runs them. A script's own nvcc
-// compile is one too, and Python that loads the shared library it writes (or a CUDA CMake build's)
+// compile is one too, so is a CMake configure of a folder whose CMakeLists.txt compiles CUDA
+// (`cd build && cmake ..`), and Python that loads the shared library it writes (or a CUDA CMake build's)
 // through ctypes is OPS-045.
 // The same walk over a shell script's lines reports its GPU architecture lists and CUDA compiler
 // (OPS-046, script_settings.cpp).
@@ -55,11 +56,25 @@ std::optional<SetupProjects::Builds> projectIn(const SetupProjects& projects, co
   return projects.folder(baseName(dir));
 }
 
+/// The repository's folder a CMake configure step names (`source`, after the script's `cd`s), when
+/// its CMakeLists.txt compiles CUDA: resolved from the script's own folder, then from the root
+/// (where scripts are run from). Not a folder outside the repository or behind a variable.
+std::optional<std::string> cudaCMakeProject(const std::string& source, const std::string& script_dir,
+                                            const std::set<std::string>& cuda_cmake_directories) {
+  if (!source.empty() && (source[0] == '$' || source[0] == '/' || source[0] == '~')) return std::nullopt;
+  for (const std::string& base : {script_dir, std::string()}) {
+    const std::string project = changeDirectory(base, source);
+    if (project.rfind("..", 0) != 0 && cuda_cmake_directories.count(project)) return project;
+  }
+  return std::nullopt;
+}
+
 /// Reports the extension builds of one script (an installation guide's shell blocks, with the
 /// guide's line numbers), and adds the shared libraries its nvcc commands write to `built_libraries`.
 void scanScript(const std::string& path, std::string_view script, const SetupProjects& projects,
                 const RepositoryScripts& repository_scripts, const Rules& rules, bool shell_script,
-                std::set<std::string>& built_libraries, sdk::FindingSink& sink) {
+                const std::set<std::string>& cuda_cmake_directories, std::set<std::string>& built_libraries,
+                sdk::FindingSink& sink) {
   const sdk::LineIndex lines(script);
   const auto slash = path.rfind('/');
   const std::string script_dir = slash == std::string::npos ? "" : path.substr(0, slash);
@@ -127,6 +142,17 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
         what = output.empty() ? "nvcc" : "nvcc -o " + output;
         nvcc_build = true;
       }
+      // `cd build && cmake ..`: a configure step of a CMake project of the repository that compiles
+      // CUDA (its CMakeLists.txt enables it). The folder is resolved from the script's own folder
+      // and from the root, where scripts are run from.
+      bool cmake_build = false;
+      if (const auto configure = what.empty() ? cmakeConfigure(line) : std::nullopt)
+        if (const auto project = cudaCMakeProject(changeDirectory(cwdAt(configure->at), configure->source),
+                                                  script_dir, cuda_cmake_directories)) {
+          what = "cmake";
+          dir = project->empty() ? "." : *project;
+          cmake_build = true;
+        }
       // `./build.sh --arch 80 --nvshmem`: a script of the repository that builds CUDA code itself.
       bool script_build = false;
       if (const std::string run = what.empty() ? repository_scripts.runBy(line) : std::string();
@@ -134,11 +160,11 @@ void scanScript(const std::string& path, std::string_view script, const SetupPro
         what = run;
         script_build = true;
       }
-      if (!what.empty() && !nvcc_build && switchesCudaOff(step))
+      if (!what.empty() && !nvcc_build && !cmake_build && switchesCudaOff(step))
         what.clear();  // `FORCE_ONLY_CPU=1 python setup.py …`
       if (!what.empty()) {
         const auto builds = projectIn(projects, dir, script_dir);
-        const bool cuda = nvcc_build || script_build ||
+        const bool cuda = nvcc_build || script_build || cmake_build ||
                           (builds ? *builds == SetupProjects::Builds::Cuda : namesCudaWork(step));
         // A build switch (`FORCE_CUDA=1`) counts unless the project is known to build no extension
         // at all (Captum's `BUILD_INSIGHTS=1 python setup.py develop`).
@@ -247,12 +273,13 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
                          sdk::FindingSink& sink) {
   std::vector<const sdk::FileEntry*> scripts;
   for (const auto& file : workspace.files())
-    if (isShellScript(file) || sdk::isInstallGuide(file.path) || sdk::isCiWorkflow(file.path) ||
+    if (isShellScript(file) || sdk::mayBeInstallGuide(file.path) || sdk::isCiWorkflow(file.path) ||
         sdk::isContainerRecipePath(file.path))
       scripts.push_back(&file);
   // The shared libraries the repository compiles with CUDA: those of a CMake build that enables
   // CUDA, and those nvcc commands of the scripts write.
-  std::set<std::string> built_libraries = readCudaCMake(workspace, options.skip_dirs).shared_libraries;
+  const CudaCMake cuda_cmake = readCudaCMake(workspace, options.skip_dirs);
+  std::set<std::string> built_libraries = cuda_cmake.shared_libraries;
   if (!scripts.empty()) {
     const SetupProjects projects(workspace);
     const RepositoryScripts repository_scripts(workspace);
@@ -260,17 +287,18 @@ void analyzeScriptBuilds(const sdk::WorkspaceView& workspace, const Rules& rules
       const auto text = workspace.read(file->path);
       if (!text) continue;
       if (isShellScript(*file))
-        scanScript(file->path, *text, projects, repository_scripts, rules, true, built_libraries, sink);
+        scanScript(file->path, *text, projects, repository_scripts, rules, true, cuda_cmake.directories,
+                   built_libraries, sink);
       else if (sdk::isCiWorkflow(file->path))  // a workflow's shell steps are shell script
         scanScript(file->path, sdk::ciWorkflowScript(*text), projects, repository_scripts, rules, true,
-                   built_libraries, sink);
+                   cuda_cmake.directories, built_libraries, sink);
       else if (sdk::isContainerRecipePath(file->path)) {  // so are a Singularity recipe's sections
         if (sdk::isContainerRecipe(file->path, *text))
           scanScript(file->path, sdk::containerRecipeScript(*text), projects, repository_scripts, rules, true,
-                     built_libraries, sink);
-      } else
+                     cuda_cmake.directories, built_libraries, sink);
+      } else if (sdk::isInstallGuide(file->path, *text))
         scanScript(file->path, sdk::installGuideScript(*text), projects, repository_scripts, rules, false,
-                   built_libraries, sink);
+                   cuda_cmake.directories, built_libraries, sink);
     }
   }
   if (!built_libraries.empty()) reportLibraryLoads(workspace, built_libraries, rules, sink);

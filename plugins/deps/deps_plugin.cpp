@@ -179,6 +179,11 @@ bool isCudaImage(const std::string& ref, std::string& kind) {
   // published as <name>-cpu (Docker Hub pages of each project).
   static const std::set<std::string> kGpuBuilds{"horovod/horovod", "stablebaselines/stable-baselines3",
                                                 "stablebaselines/rl-baselines3-zoo"};
+  // vLLM's server image is its CUDA build; vLLM Ascend publishes quay.io/ascend/vllm-ascend.
+  if (plain == "vllm/vllm-openai") {
+    kind = "vLLM's CUDA build; quay.io/ascend/vllm-ascend is vLLM Ascend's image";
+    return true;
+  }
   if (kGpuBuilds.count(plain)) {
     kind = "the project's GPU build; " + plain + "-cpu is the CPU one";
     return true;
@@ -292,6 +297,10 @@ class DepsPlugin final : public Plugin {
       if (kind == deps::ManifestKind::None && deps::dockerfileByNameOnly(f.path))
         if (auto text = workspace.read(f.path); text && deps::looksLikeDockerfile(*text))
           kind = deps::ManifestKind::Dockerfile;
+      // A Markdown page with a section on setting up (`## Installation`) is a guide too.
+      if (kind == deps::ManifestKind::None && migrate::sdk::mayBeInstallGuide(f.path))
+        if (auto text = workspace.read(f.path); text && migrate::sdk::hasSetupHeading(*text))
+          kind = deps::ManifestKind::InstallDoc;
       // A script of no known extension, known by its shebang (`bin/install-apex`).
       if (kind == deps::ManifestKind::None && f.language == migrate::sdk::Language::Shell)
         kind = deps::ManifestKind::Shell;

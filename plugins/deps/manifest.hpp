@@ -218,7 +218,8 @@ void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::s
 /// The containers one logical script line starts on NVIDIA GPUs: a command `docker|podman run|create`
 /// with `--gpus` or `--runtime nvidia` among the options before the image, the `nvidia-docker`
 /// wrapper as a command, or `apptainer|singularity exec|run|shell|instance … --nv`; one per line of
-/// the file.
+/// the file. The image a `docker|podman run|create` starts is kept too (`images`, source "docker
+/// run"), for DEP-010 to judge like a Dockerfile's FROM (`vllm/vllm-openai:v0.14.1`).
 void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std::size_t begin,
                           const migrate::sdk::LineIndex& index, Manifests& out);
 

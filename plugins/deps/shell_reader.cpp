@@ -674,6 +674,7 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
     std::size_t j = i + 1;
     if (j < words.size() && words[j].value == "container") ++j;
     if (j >= words.size() || (words[j].value != "run" && words[j].value != "create")) continue;
+    bool gpus = false;
     for (++j; j < words.size() && !words[j].op && option(words[j].value); ++j) {
       const std::string& o = words[j].value;
       const bool runtime_next = o == "--runtime" && j + 1 < words.size() && words[j + 1].value == "nvidia";
@@ -681,12 +682,19 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
       const bool nvidia_node =
           o.rfind("--device=/dev/nvidia", 0) == 0 ||
           (o == "--device" && j + 1 < words.size() && words[j + 1].value.rfind("/dev/nvidia", 0) == 0);
-      if (o == "--gpus" || o.rfind("--gpus=", 0) == 0 || o == "--runtime=nvidia" || runtime_next ||
-          nvidia_node) {
+      if (!gpus && (o == "--gpus" || o.rfind("--gpus=", 0) == 0 || o == "--runtime=nvidia" || runtime_next ||
+                    nvidia_node)) {
         report(words[j]);
-        break;
+        gpus = true;
       }
       if (kFlags.count(o) == 0 && o.find('=') == std::string::npos) ++j;  // the option's value
+    }
+    // The image, after the options: DEP-010 judges it as it judges a Dockerfile's FROM.
+    if (j < words.size() && !words[j].op && !words[j].value.empty() &&
+        words[j].value.find('$') == std::string::npos) {
+      const std::string& image = words[j].value;
+      out.images.push_back(
+          {path, line.range(index, words[j].begin, words[j].end), image, image, "docker run"});
     }
   }
 }

@@ -142,11 +142,11 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
     // A Makefile's recipes are shell lines too (`CUDA_VISIBLE_DEVICES= python train.py`), and so
     // are the shell blocks of the installation guide (`CUDA_VISIBLE_DEVICES=2 python train.py`).
     // So are the shell steps of a CI workflow (`run: nvidia-smi`) and of a Singularity recipe.
-    const bool guide = isInstallGuide(file.path);
+    const bool markdown = mayBeInstallGuide(file.path);
     const bool workflow = isCiWorkflow(file.path);
     const bool recipe = isContainerRecipePath(file.path);
-    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !guide && !workflow &&
-        !recipe)
+    if (file.language != Language::Shell && !plugin_support::isMakefile(file.path) && !markdown &&
+        !workflow && !recipe)
       continue;
     const auto text = workspace.read(file.path);
     if (!text ||
@@ -156,6 +156,8 @@ void checkScripts(const WorkspaceView& workspace, const ScriptRules& rules, Find
          text->find("cuda") == std::string::npos && text->find("nvidia-smi") == std::string::npos))
       continue;
     // A guide is laid out as its shell blocks only once it names something the scan looks for.
+    const bool guide = markdown && isInstallGuide(file.path, *text);
+    if (markdown && !guide) continue;  // a page on code or results, not on setting up
     if (guide || workflow)
       scanScript(file.path, guide ? installGuideScript(*text) : ciWorkflowScript(*text), rules, sink);
     else if (recipe && isContainerRecipe(file.path, *text))  // not a C macro table named *.def

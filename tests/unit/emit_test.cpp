@@ -208,6 +208,9 @@ TEST(AdaptSource, ShellTodoStaysOutOfBackslashContinuationsAndKeepsCrlf) {
   EXPECT_EQ(emit::commentPrefixFor("k.cu"), "//");
   EXPECT_EQ(emit::commentPrefixFor("Dockerfile"), "#");
   EXPECT_EQ(emit::commentPrefixFor("data.json"), "");
+  // A Markdown page takes shell comments in its blocks only when it is a guide.
+  EXPECT_EQ(emit::commentPrefixFor("docs/asr.md", "# ASR\n## Installation\n"), "#");
+  EXPECT_EQ(emit::commentPrefixFor("docs/results.md", "# Results\n"), "");
   std::vector<sdk::Finding> json{finding("X-1", "data.json", "{\"cuda\": 1}", "cuda", "", false)};
   const emit::FileAdaptation j = emit::adaptSource("data.json", "{\"cuda\": 1}", pointers(json));
   EXPECT_EQ(j.text, "{\"cuda\": 1}");  // no comment syntax: manual work only

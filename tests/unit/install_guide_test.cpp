@@ -1,5 +1,6 @@
 // sdk::installGuideScript: an installation guide's shell blocks as a script laid out byte for byte
-// like the guide, so positions found in the script are the guide's; sdk::isInstallGuide's names.
+// like the guide, so positions found in the script are the guide's; sdk::isInstallGuide's names,
+// and the Markdown pages that are guides by a heading on setting up (sdk::hasSetupHeading).
 
 #include <gtest/gtest.h>
 
@@ -79,12 +80,62 @@ TEST(InstallGuide, CommandsWrittenAsOtherBlocksOrListItemsAreShell) {
   EXPECT_EQ(script.find("- git"), std::string::npos);
 }
 
+TEST(InstallGuide, MystDirectivesAreCodeOnlyWhenTheyNameAShell) {
+  const std::string guide =
+      "```{code-block} bash\n"
+      "pip install -e .\n"
+      "```\n"
+      "```{list-table}\n"
+      "* - `GPUS_PER_NODE=8`\n"
+      "  - run nvidia-smi on a node\n"
+      "```\n"
+      "```{code-block} python\n"
+      "import torch\n"
+      "```\n";
+  const std::string script = sdk::installGuideScript(guide);
+  EXPECT_NE(script.find("pip install -e ."), std::string::npos);
+  EXPECT_EQ(script.find("nvidia-smi"), std::string::npos);
+  EXPECT_EQ(script.find("import torch"), std::string::npos);
+}
+
 TEST(InstallGuide, NamesOfGuides) {
   for (const char* path :
        {"README.md", "docs/INSTALL.md", "docs/installation.md", "get_started.md", "Setup.md"})
     EXPECT_TRUE(sdk::isInstallGuide(path)) << path;
   for (const char* path : {"README.rst", "docs/usage.md", "install.sh", "README", "notes/readme.txt"})
     EXPECT_FALSE(sdk::isInstallGuide(path)) << path;
+}
+
+TEST(InstallGuide, PagesWithASetupHeadingAreGuides) {
+  for (const char* page :
+       {"# VibeVoice-ASR\n\n## Results\n\n## Installation\nUse the container:\n", "# Demo Setup Guide\n",
+        "Getting started\n===============\n", "Text\n\nQuick start\n-----------\n",
+        "  ### Set up the server ###\n", "#\tInstalling\n"})
+    EXPECT_TRUE(sdk::hasSetupHeading(page)) << page;
+  for (const char* page : {"# Results\n\nWe install nothing here.\n",                 // prose, not a heading
+                           "# Results\n```bash\n## install flash-attn first\n```\n",  // a comment in a block
+                           "~~~\n# Setup\n~~~~\n# Usage\n",     // a heading in a tilde block
+                           "# Usage\n\n    ## Installation\n",  // an indented code line
+                           "#Installation\n",                   // no blank after the hashes
+                           "####### Installation\n",            // seven: not a heading
+                           "\n---\n# Usage\n",                  // a rule, not a Setext heading
+                           ""})
+    EXPECT_FALSE(sdk::hasSetupHeading(page)) << page;
+  // Hostile lines: blanks, tabs and carriage returns alone, hashes alone, a fence left open.
+  EXPECT_FALSE(sdk::hasSetupHeading(" \t\n\r\n  \r\n#\n######\n=\n-\n```\n# Install\n"));
+  EXPECT_FALSE(sdk::hasSetupHeading(std::string(100000, '#')));
+  EXPECT_FALSE(sdk::hasSetupHeading(std::string(100000, '\t') + "\n" + std::string(1000, '=')));
+}
+
+TEST(InstallGuide, AMarkdownPageIsAGuideByNameOrByHeading) {
+  EXPECT_TRUE(sdk::isInstallGuide("docs/vibevoice-asr.md", "# ASR\n## Installation\n"));
+  EXPECT_TRUE(sdk::isInstallGuide("README.md", "# Results only\n"));
+  EXPECT_FALSE(sdk::isInstallGuide("docs/results.md", "# Results\n"));
+  EXPECT_FALSE(sdk::isInstallGuide("install.sh", "## Installation\n"));
+  EXPECT_FALSE(sdk::isInstallGuide("docs/notes.rst", "Installation\n============\n"));
+  EXPECT_TRUE(sdk::mayBeInstallGuide("docs/Model.MD"));
+  EXPECT_FALSE(sdk::mayBeInstallGuide("md"));
+  EXPECT_FALSE(sdk::mayBeInstallGuide("docs/.md/run.sh"));
 }
 
 }  // namespace

@@ -167,14 +167,14 @@ std::string applyFixes(const std::string& text, const std::vector<const sdk::Fin
   return applyOperations(text, std::move(ops));
 }
 
-std::string commentPrefixFor(const std::string& path) {
+std::string commentPrefixFor(const std::string& path, std::string_view text) {
   const std::filesystem::path p(path);
   const std::string ext = p.extension().string();
   const std::string name = p.filename().string();
   if (ext == ".py" || ext == ".pyi" || ext == ".sh" || ext == ".bash" || ext == ".txt" || ext == ".toml" ||
       ext == ".cfg" || ext == ".yaml" || ext == ".yml" || ext == ".cmake" || ext == ".in" ||
       name == "Dockerfile" || name.rfind("Dockerfile.", 0) == 0 || name == "Makefile" ||
-      sdk::isInstallGuide(path))  // its findings are in its shell code blocks
+      sdk::isInstallGuide(path, text))  // its findings are in its shell code blocks
     return "#";
   if (ext == ".cu" || ext == ".cuh" || ext == ".cpp" || ext == ".cc" || ext == ".cxx" || ext == ".c" ||
       ext == ".h" || ext == ".hpp" || ext == ".hh" || ext == ".hxx")
@@ -240,7 +240,7 @@ FileAdaptation adaptSource(const std::string& path, const std::string& original,
   }
 
   // TODO comments above the places that need a person.
-  const std::string prefix = commentPrefixFor(path);
+  const std::string prefix = commentPrefixFor(path, original);
   if (!prefix.empty()) {
     std::vector<std::size_t> todo = result.manual;
     todo.insert(todo.end(), result.conflicting.begin(), result.conflicting.end());

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "migrate/engine/python_layout.hpp"
@@ -52,7 +53,8 @@ std::string applyFixes(const std::string& text, const std::vector<const sdk::Fin
                        std::vector<std::size_t>* fixed = nullptr);
 
 /// The comment prefix for TODO lines in `path` ("#", "//"), or empty when the file type takes
-/// no comments the tool can write safely (JSON, Markdown, ...).
-std::string commentPrefixFor(const std::string& path);
+/// no comments the tool can write safely (JSON, Markdown other than a guide's shell blocks, ...);
+/// `text`, the file's content, tells a Markdown page with a setup section from other pages.
+std::string commentPrefixFor(const std::string& path, std::string_view text = {});
 
 }  // namespace migrate::emit

@@ -35,9 +35,17 @@ inline std::string_view fenceOf(std::string_view line) {
   return n >= 3 ? t.substr(0, n) : std::string_view();
 }
 
-/// Whether a fenced block's info string names a shell (or names nothing).
+/// Whether a fenced block's info string names a shell (or names nothing). A MyST directive names
+/// its language after it (```{code-block} bash); any other directive (```{list-table}) is no code.
 inline bool shellInfo(std::string_view info) {
   info = trim(info);
+  if (!info.empty() && info[0] == '{') {
+    const std::size_t close = info.find('}');
+    if (close == std::string_view::npos) return false;
+    const std::string directive = lower(trim(info.substr(1, close - 1)));
+    if (directive != "code-block" && directive != "code" && directive != "sourcecode") return false;
+    info = trim(info.substr(close + 1));
+  }
   const std::string lang = lower(info.substr(0, info.find_first_of(" \t{")));
   return lang.empty() || lang == "bash" || lang == "sh" || lang == "shell" || lang == "console" ||
          lang == "zsh" || lang == "shell-session" || lang == "shellsession";
@@ -86,6 +94,69 @@ inline bool isInstallGuide(std::string_view path) {
   const std::string stem = name.substr(0, dot);
   return stem == "readme" || stem.rfind("install", 0) == 0 || stem == "get_started" ||
          stem == "getting_started" || stem == "getting-started" || stem == "setup";
+}
+
+/// Whether a Markdown page guides a setup by its headings: an ATX (`## Installation`) or Setext
+/// heading, outside code blocks, on installing, setting up or getting started (`## Install`,
+/// `# Demo Setup Guide`, `## Quick start`). A model's page in `docs/` with its own installation
+/// section (`docker run --gpus all nvcr.io/…` under `## Installation`) is a guide like the README;
+/// a page that only documents code or results is not.
+inline bool hasSetupHeading(std::string_view text) {
+  using install_guide_detail::fenceOf;
+  using install_guide_detail::trim;
+  auto onSetup = [](std::string_view heading) {
+    const std::string h = install_guide_detail::lower(heading);
+    for (std::string_view word : {"install", "setup", "set up", "set-up", "getting started", "get started",
+                                  "quick start", "quickstart"})
+      if (h.find(word) != std::string::npos) return true;
+    return false;
+  };
+  std::string_view open;  // the fence of the code block the line is in
+  std::string_view previous;
+  for (std::size_t begin = 0; begin <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    const std::string_view line = text.substr(begin, end - begin);
+    begin = end + 1;
+    const std::string_view fence = fenceOf(line);
+    if (!open.empty()) {
+      if (!fence.empty() && fence.size() >= open.size() && fence[0] == open[0] &&
+          trim(line).size() == fence.size())
+        open = {};
+      previous = {};
+      continue;
+    }
+    if (!fence.empty()) {
+      open = fence;
+      previous = {};
+      continue;
+    }
+    const std::string_view t = trim(line);
+    if (!t.empty() && line.find_first_not_of(' ') < 4) {  // not an indented code line
+      std::size_t hashes = 0;
+      while (hashes < t.size() && t[hashes] == '#') ++hashes;
+      if (hashes >= 1 && hashes <= 6 && (hashes == t.size() || t[hashes] == ' ' || t[hashes] == '\t') &&
+          onSetup(t.substr(hashes)))
+        return true;
+      // A Setext heading: a line of text underlined with '=' or '-'.
+      if (!previous.empty() && t.find_first_not_of(t[0]) == std::string_view::npos &&
+          (t[0] == '=' || (t[0] == '-' && t.size() >= 2)) && onSetup(previous))
+        return true;
+    }
+    previous = t;
+  }
+  return false;
+}
+
+/// Whether a path may be an installation guide once its text is read: a Markdown file.
+inline bool mayBeInstallGuide(std::string_view path) {
+  const std::string name = install_guide_detail::lower(path.substr(path.rfind('/') + 1));
+  return name.size() > 3 && name.compare(name.size() - 3, 3, ".md") == 0;
+}
+
+/// Whether a file is read as an installation guide: a guide by its name, or a Markdown page with a
+/// heading on setup (hasSetupHeading).
+inline bool isInstallGuide(std::string_view path, std::string_view text) {
+  return isInstallGuide(path) || (mayBeInstallGuide(path) && hasSetupHeading(text));
 }
 
 /// The shell code of a Markdown file as one script laid out byte for byte like the file: the
