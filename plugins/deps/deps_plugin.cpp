@@ -719,15 +719,16 @@ class DepsPlugin final : public Plugin {
                   {{"flag", run.value}, {"replacement", replacement}}, sink);
   }
 
-  /// A config's instantiation target in an NVIDIA-only module: that module's import rule, at the
-  /// target (the longest module of the import table the dotted path starts with).
+  /// A config's instantiation target (or a module inline Python imports) in an NVIDIA-only module:
+  /// that module's import rule, at the target (the longest module of the import table the dotted
+  /// path starts with).
   void reportConfigTarget(const deps::ConfigTarget& target, FindingSink& sink) const {
     for (std::string prefix = target.target;;) {
       for (const deps::ImportEntry& e : deps::importTable())
         if (e.module == prefix) {
           Finding f = findingFrom(*import_rules_.at(std::string(e.rule)), target.file, target.range,
                                   target.target, target.target);
-          f.details = {{"module", prefix}, {"package", std::string(e.package)}, {"source", "config target"}};
+          f.details = {{"module", prefix}, {"package", std::string(e.package)}, {"source", target.source}};
           sink.report(std::move(f));
           return;
         }

@@ -363,6 +363,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
           inner.offsets.resize(script->second + 1);
           readInstallCommands(path, inner, script->first, index, "dockerfile", args, out);
           readNvidiaAptSteps(path, inner, script->first, index, out);
+          readInlinePythonImports(path, inner, script->first, index, out);
         }
         continue;
       }
@@ -383,6 +384,7 @@ void readDockerfile(const std::string& path, std::string_view text, Manifests& o
       }
       readInstallCommands(path, ll, r, index, "dockerfile", args, out);
       readNvidiaAptSteps(path, ll, r, index, out);
+      readInlinePythonImports(path, ll, r, index, out);
       readRunSettings(path, ll, r, index, out);
     }
   }

@@ -48,6 +48,7 @@ void readMakefile(const std::string& path, std::string_view text, Manifests& out
       if (first == std::string::npos || ll.text[first] == '#') continue;
       readNvidiaAptSteps(path, ll, first, index, out);
       readGpuContainerRuns(path, ll, first, index, out);
+      readInlinePythonImports(path, ll, first, index, out);
       if (ll.text.find("install") != std::string::npos)
         readInstallCommands(path, asShellLine(ll), first, index, "shell", variables, out, {});
       continue;

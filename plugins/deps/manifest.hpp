@@ -92,11 +92,13 @@ struct GpuContainerRun {
 };
 
 /// A class or function a config file names for the run to build (`_target_: apex.optimizers.FusedAdam`
-/// of a Hydra config, `class_path:` of a LightningCLI one): the run imports its module.
+/// of a Hydra config, `class_path:` of a LightningCLI one): the run imports its module. Also a
+/// module the inline Python of a build or launch step imports (`python -c "import flash_attn"`).
 struct ConfigTarget {
   std::string file;
   migrate::sdk::SourceRange range;
-  std::string target;  ///< the dotted path as written
+  std::string target;                    ///< the dotted path as written
+  std::string source = "config target";  ///< or "inline python"
 };
 
 /// A file another file refers to (`-r`, `-c`, `file:`): read as a requirements file.
@@ -222,6 +224,13 @@ void readNvidiaAptSteps(const std::string& path, const LogicalLine& line, std::s
 /// run"), for DEP-010 to judge like a Dockerfile's FROM (`vllm/vllm-openai:v0.14.1`).
 void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std::size_t begin,
                           const migrate::sdk::LineIndex& index, Manifests& out);
+
+/// The modules the inline Python of one logical script line imports (`python3 -c "import
+/// flash_attn, natten; print(…)"`, `python -c 'from apex import amp'`), kept as config targets
+/// (source "inline python") for the import table to judge: a check that a CUDA-only package is
+/// installed fails on an NPU host. Only `-c` code in quotes is read; `$(…)` values in it are not.
+void readInlinePythonImports(const std::string& path, const LogicalLine& line, std::size_t begin,
+                             const migrate::sdk::LineIndex& index, Manifests& out);
 
 /// A variable's value that chooses the container a script builds or runs: a CUDA image
 /// (`BASE_IMAGE="nvidia/cuda:12.1.1-base-ubuntu20.04"`, later `--build-arg BASE_IMAGE=$BASE_IMAGE`)

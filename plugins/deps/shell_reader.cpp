@@ -10,6 +10,7 @@
 #include "compat_table.hpp"
 #include "manifest.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/shell_text.hpp"
 
 namespace deps {
 namespace {
@@ -270,6 +271,16 @@ class InstallScanner {
           v == "exec" || v == "command" || v == "then" || v == "do" || v == "else" || v == "{" ||
           (i > 0 && w[i - 1].value == "sudo" && !v.empty() && v[0] == '-') || commandPrefix(w, i)) {
         ++i;
+        continue;
+      }
+      // `conda run -n env pip install xformers`: the command runs in the environment.
+      if ((v == "conda" || v == "mamba" || v == "micromamba") && i + 1 < w.size() &&
+          w[i + 1].value == "run") {
+        i += 2;
+        while (i < w.size() && !w[i].value.empty() && w[i].value[0] == '-') {
+          const std::string& o = w[i].value;
+          i += (o == "-n" || o == "--name" || o == "-p" || o == "--prefix" || o == "--cwd") ? 2 : 1;
+        }
         continue;
       }
       break;
@@ -699,6 +710,48 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
   }
 }
 
+void readInlinePythonImports(const std::string& path, const LogicalLine& line, std::size_t begin,
+                             const migrate::sdk::LineIndex& index, Manifests& out) {
+  if (line.text.find("-c", begin) == std::string::npos ||
+      line.text.find("import", begin) == std::string::npos ||
+      plugin_support::isShellOutputCommand(std::string_view(line.text).substr(begin)))  // echo python -c …
+    return;
+  static const RE2 kInline(
+      R"re((?:^|[[:space:];&|(`])(?:\S*/)?python[0-9.]*[[:space:]]+-c[[:space:]]*(?:"([^"]*)"|'([^']*)'))re",
+      plugin_support::bytePattern());
+  static const RE2 kImport(
+      R"((?:^|[;\n][[:space:]]*)(?:import[[:space:]]+([\w., \t]+)|from[[:space:]]+([\w.]+)[[:space:]]+import\b))",
+      plugin_support::bytePattern());
+  static const RE2 kModule(R"(([A-Za-z_][\w.]*)(?:[[:space:]]+as[[:space:]]+\w+)?)",
+                           plugin_support::bytePattern());
+  re2::StringPiece rest(line.text.data() + begin, line.text.size() - begin);
+  re2::StringPiece dq, sq;
+  while (RE2::FindAndConsume(&rest, kInline, &dq, &sq)) {
+    const re2::StringPiece code = dq.data() ? dq : sq;
+    re2::StringPiece statements = code;
+    re2::StringPiece names, from;
+    while (RE2::FindAndConsume(&statements, kImport, &names, &from)) {
+      auto keep = [&](re2::StringPiece module) {
+        const auto at = static_cast<std::size_t>(module.data() - line.text.data());
+        out.config_targets.push_back({path, line.range(index, at, at + module.size()),
+                                      std::string(module.data(), module.size()), "inline python"});
+      };
+      if (from.data()) {
+        keep(from);
+        continue;
+      }
+      // `import a, b as c`: each name up to the next comma.
+      std::string_view list(names.data(), names.size());
+      for (std::size_t start = 0; start < list.size();) {
+        const std::size_t comma = std::min(list.find(',', start), list.size());
+        re2::StringPiece part(list.data() + start, comma - start), module;
+        if (RE2::PartialMatch(part, kModule, &module)) keep(module);
+        start = comma + 1;
+      }
+    }
+  }
+}
+
 /// A whole image reference of a registry that serves CUDA images: `nvidia/cuda:TAG`,
 /// `nvcr.io/nvidia/NAME:TAG`, `pytorch/pytorch:TAG` (a tag is required: `pytorch/pytorch` alone is
 /// a repository name, not an image).
@@ -772,6 +825,7 @@ void readShellScript(const std::string& path, std::string_view text, Manifests& 
     readToolkitModules(path, ll, first, index, out);
     readNvidiaAptSteps(path, ll, first, index, out);
     readGpuContainerRuns(path, ll, first, index, out);
+    readInlinePythonImports(path, ll, first, index, out);
     if (ll.text.find("install") == std::string::npos && ll.text.find("dpkg") == std::string::npos &&
         ll.text.find("clone") == std::string::npos && ll.text.find("uv sync") == std::string::npos &&
         ll.text.find("create") == std::string::npos &&  // `conda create -n env pytorch-cuda=11.7 …`
