@@ -35,16 +35,23 @@ inline std::string_view fenceOf(std::string_view line) {
   return n >= 3 ? t.substr(0, n) : std::string_view();
 }
 
-/// Whether a fenced block's info string names a shell (or names nothing). A MyST directive names
-/// its language after it (```{code-block} bash); any other directive (```{list-table}) is no code.
+/// Whether a fenced block's info string names a shell (or names nothing). A MyST directive that
+/// shows code names its language after it (```{code-block} bash); one that shows other things
+/// (```{list-table}, {figure}, {math}, {toctree}, an admonition) holds no code.
 inline bool shellInfo(std::string_view info) {
   info = trim(info);
   if (!info.empty() && info[0] == '{') {
     const std::size_t close = info.find('}');
-    if (close == std::string_view::npos) return false;
-    const std::string directive = lower(trim(info.substr(1, close - 1)));
-    if (directive != "code-block" && directive != "code" && directive != "sourcecode") return false;
-    info = trim(info.substr(close + 1));
+    const std::string directive =
+        lower(trim(info.substr(1, close == std::string_view::npos ? 0 : close - 1)));
+    if (directive == "code-block" || directive == "code" || directive == "sourcecode")
+      info = trim(info.substr(close + 1));
+    else
+      for (std::string_view other :
+           {"list-table", "csv-table", "table",    "figure",   "image",     "math",       "mermaid",
+            "toctree",    "note",      "warning",  "tip",      "important", "admonition", "seealso",
+            "tab-set",    "tab-item",  "dropdown", "eval-rst", "raw",       "include"})
+        if (directive == other) return false;
   }
   const std::string lang = lower(info.substr(0, info.find_first_of(" \t{")));
   return lang.empty() || lang == "bash" || lang == "sh" || lang == "shell" || lang == "console" ||
