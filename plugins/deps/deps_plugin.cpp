@@ -236,9 +236,10 @@ class DepsPlugin final : public Plugin {
     std::set<std::string> files;
     for (const FileEntry& f : workspace.files()) files.insert(f.path);
     std::set<std::string> done;
-    auto read = [&](const std::string& path, deps::ManifestKind kind) {
+    // `text`: the file's content when the kind was told by it (read once, not twice).
+    auto read = [&](const std::string& path, deps::ManifestKind kind, std::optional<std::string> text = {}) {
       if (kind == deps::ManifestKind::None || !done.insert(path).second) return;
-      auto text = workspace.read(path);
+      if (!text) text = workspace.read(path);
       if (!text) return;
       switch (kind) {
         case deps::ManifestKind::Requirements:
@@ -294,20 +295,21 @@ class DepsPlugin final : public Plugin {
     };
     for (const FileEntry& f : workspace.files()) {
       deps::ManifestKind kind = deps::manifestKind(f.path);
+      std::optional<std::string> sniffed;  // read when the kind depends on the content
       if (kind == deps::ManifestKind::None && deps::dockerfileByNameOnly(f.path))
-        if (auto text = workspace.read(f.path); text && deps::looksLikeDockerfile(*text))
+        if (sniffed = workspace.read(f.path); sniffed && deps::looksLikeDockerfile(*sniffed))
           kind = deps::ManifestKind::Dockerfile;
       // A Markdown page with a section on setting up (`## Installation`) is a guide too.
       if (kind == deps::ManifestKind::None && migrate::sdk::mayBeInstallGuide(f.path))
-        if (auto text = workspace.read(f.path); text && migrate::sdk::hasSetupHeading(*text))
+        if (sniffed = workspace.read(f.path); sniffed && migrate::sdk::hasSetupHeading(*sniffed))
           kind = deps::ManifestKind::InstallDoc;
       // A script of no known extension, known by its shebang (`bin/install-apex`).
       if (kind == deps::ManifestKind::None && f.language == migrate::sdk::Language::Shell)
         kind = deps::ManifestKind::Shell;
       if (kind == deps::ManifestKind::None && deps::requirementsByNameOnly(f.path))
-        if (auto text = workspace.read(f.path); text && deps::looksLikeRequirements(*text))
+        if (sniffed = workspace.read(f.path); sniffed && deps::looksLikeRequirements(*sniffed))
           kind = deps::ManifestKind::Requirements;
-      read(f.path, kind);
+      read(f.path, kind, std::move(sniffed));
       const auto slash = f.path.rfind('/');
       if (f.path.substr(slash == std::string::npos ? 0 : slash + 1) == "setup.py")
         if (auto text = workspace.read(f.path)) {

@@ -724,18 +724,17 @@ void readInlinePythonImports(const std::string& path, const LogicalLine& line, s
       plugin_support::bytePattern());
   static const RE2 kModule(R"(([A-Za-z_][\w.]*)(?:[[:space:]]+as[[:space:]]+\w+)?)",
                            plugin_support::bytePattern());
+  auto keep = [&](re2::StringPiece module) {
+    const auto at = static_cast<std::size_t>(module.data() - line.text.data());
+    out.config_targets.push_back({path, line.range(index, at, at + module.size()),
+                                  std::string(module.data(), module.size()), "inline python"});
+  };
   re2::StringPiece rest(line.text.data() + begin, line.text.size() - begin);
   re2::StringPiece dq, sq;
   while (RE2::FindAndConsume(&rest, kInline, &dq, &sq)) {
-    const re2::StringPiece code = dq.data() ? dq : sq;
-    re2::StringPiece statements = code;
+    re2::StringPiece statements = dq.data() ? dq : sq;
     re2::StringPiece names, from;
     while (RE2::FindAndConsume(&statements, kImport, &names, &from)) {
-      auto keep = [&](re2::StringPiece module) {
-        const auto at = static_cast<std::size_t>(module.data() - line.text.data());
-        out.config_targets.push_back({path, line.range(index, at, at + module.size()),
-                                      std::string(module.data(), module.size()), "inline python"});
-      };
       if (from.data()) {
         keep(from);
         continue;

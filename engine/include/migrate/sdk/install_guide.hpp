@@ -92,13 +92,18 @@ inline bool commandLine(std::string_view t) {
 
 }  // namespace install_guide_detail
 
+/// Whether a path may be an installation guide once its text is read: a Markdown file.
+inline bool mayBeInstallGuide(std::string_view path) {
+  const std::string name = install_guide_detail::lower(path.substr(path.rfind('/') + 1));
+  return name.size() > 3 && name.compare(name.size() - 3, 3, ".md") == 0;
+}
+
 /// Whether a file is the project's installation guide: a Markdown README, an INSTALL file, or a
 /// page on installation, getting started or setup.
 inline bool isInstallGuide(std::string_view path) {
+  if (!mayBeInstallGuide(path)) return false;
   const std::string name = install_guide_detail::lower(path.substr(path.rfind('/') + 1));
-  const auto dot = name.rfind('.');
-  if (dot == std::string::npos || name.substr(dot) != ".md") return false;
-  const std::string stem = name.substr(0, dot);
+  const std::string stem = name.substr(0, name.size() - 3);
   return stem == "readme" || stem.rfind("install", 0) == 0 || stem == "get_started" ||
          stem == "getting_started" || stem == "getting-started" || stem == "setup";
 }
@@ -152,12 +157,6 @@ inline bool hasSetupHeading(std::string_view text) {
     previous = t;
   }
   return false;
-}
-
-/// Whether a path may be an installation guide once its text is read: a Markdown file.
-inline bool mayBeInstallGuide(std::string_view path) {
-  const std::string name = install_guide_detail::lower(path.substr(path.rfind('/') + 1));
-  return name.size() > 3 && name.compare(name.size() - 3, 3, ".md") == 0;
 }
 
 /// Whether a file is read as an installation guide: a guide by its name, or a Markdown page with a
