@@ -6,9 +6,11 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/python_text.hpp"
 
 namespace device {
 namespace {
@@ -40,9 +42,10 @@ std::set<std::string> spawnedFunctions(const Module& module) {
   return out;
 }
 
-/// The first parameter of the function `name` defined in `text` (the definition's source), past
-/// `self` / `cls`; empty when there is none or it is `*args`.
-std::string firstParameter(std::string_view text, const std::string& name) {
+/// The parameters a positional argument can bind to in the function `name` defined in `text` (the
+/// definition's source): past `self` / `cls`, up to a bare `*` or `*args`. Empty when `text` holds
+/// no such definition.
+std::vector<std::string> positionalParameters(std::string_view text, const std::string& name) {
   std::size_t at = 0;
   for (;;) {
     at = text.find("def " + name, at);
@@ -51,16 +54,54 @@ std::string firstParameter(std::string_view text, const std::string& name) {
     if (end < text.size() && !identifierChar(text[end])) break;
     at = end;
   }
-  std::size_t i = text.find('(', at);
-  for (int param = 0; i != std::string_view::npos && param < 2; ++param) {
-    ++i;
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+  const std::size_t open = text.find('(', at);
+  if (open == std::string_view::npos) return {};
+  const std::size_t close = plugin_support::closingBracket(text, open);
+  if (close >= text.size()) return {};
+  std::vector<std::string> out;
+  bool first = true;
+  std::size_t i = open + 1;
+  while (i < close) {
+    while (i < close && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i >= close || text[i] == '*') break;
     std::size_t e = i;
-    while (e < text.size() && identifierChar(text[e])) ++e;
+    while (e < close && identifierChar(text[e])) ++e;
     const std::string word(text.substr(i, e - i));
-    if (word.empty() || std::isdigit(static_cast<unsigned char>(word[0]))) return {};
-    if (word != "self" && word != "cls") return word;
-    i = text.find(',', e);
+    if (word.empty() && text[i] != '/') return out;  // not a parameter list this reader knows
+    if (!word.empty() && !(first && (word == "self" || word == "cls"))) out.push_back(word);
+    first = false;
+    // On to the next top-level comma: past annotations and defaults with brackets or strings.
+    for (i = e; i < close && text[i] != ','; ++i) {
+      const char c = text[i];
+      if (c == '(' || c == '[' || c == '{')
+        i = plugin_support::closingBracket(text, i);
+      else if (c == '"' || c == '\'')
+        i = plugin_support::stringEnd(text, i, false);
+    }
+    ++i;
+  }
+  return out;
+}
+
+/// A parameter named for a device (`device`, `dev`, `target_device`).
+bool deviceParameter(const std::string& name) {
+  static const RE2 kDevice(R"((?i)^(device|dev|\w+_device)$)", plugin_support::bytePattern());
+  return RE2::FullMatch(name, kDevice);
+}
+
+/// The device parameter of a function or method of this module that `call` passes `arg` to by
+/// position (`self.to_device(x, gpu)` with `def to_device(self, data, device)`); empty otherwise.
+std::string boundDeviceParameter(const Module& module, const CallFact& call, const ArgumentFact& arg) {
+  if (arg.index < 0 || call.splat) return {};
+  const std::string& callee = call.callee_written;
+  const bool method = callee.rfind("self.", 0) == 0 && callee.find('.', 5) == std::string::npos;
+  if (!method && (callee.empty() || callee.find('.') != std::string::npos)) return {};
+  const std::string name = method ? callee.substr(5) : callee;
+  for (const DefinitionFact& d : module.definitions()) {
+    if (d.kind != DefinitionFact::Kind::Function || d.name != name) continue;
+    const std::vector<std::string> params = positionalParameters(module.text(d.range), name);
+    const auto index = static_cast<std::size_t>(arg.index);
+    return index < params.size() && deviceParameter(params[index]) ? params[index] : std::string();
   }
   return {};
 }
@@ -90,8 +131,9 @@ void checkSpawnedWorkerDevices(const Module& module, const RuleInfo& rule, Findi
   for (const DefinitionFact& d : module.definitions()) {
     if (d.kind != DefinitionFact::Kind::Function || workers.count(d.name) == 0) continue;
     const std::string_view body = module.text(d.range);
-    const std::string param = firstParameter(body, d.name);
-    if (param.empty()) continue;
+    const std::vector<std::string> params = positionalParameters(body, d.name);
+    if (params.empty()) continue;
+    const std::string& param = params.front();
     // `gpu = torch.device(f"cuda:{gpu}")` or any other rebinding: not the integer any more.
     const RE2 rebinding("(?m)^[ \\t]*" + param + "[ \\t]*(?::[^=\\n]+)?=[^=]", plugin_support::bytePattern());
     if (RE2::PartialMatch(body, rebinding)) continue;
@@ -106,10 +148,19 @@ void checkSpawnedWorkerDevices(const Module& module, const RuleInfo& rule, Findi
           form = ".to";
         else if (a.index == 0 && c.callee_resolved == "torch.device")
           form = "torch.device";
-        if (form.empty() || reportedByNameRule(form, param)) continue;
-        const std::string shown = form == "device=" ? "device=" + param
-                                  : form == ".to"   ? ".to(" + param + ")"
-                                                    : "torch.device(" + param + ")";
+        std::string shown;
+        if (!form.empty()) {
+          if (reportedByNameRule(form, param)) continue;
+          shown = form == "device=" ? "device=" + param
+                  : form == ".to"   ? ".to(" + param + ")"
+                                    : "torch.device(" + param + ")";
+        } else if (const std::string bound = boundDeviceParameter(module, c, a); !bound.empty()) {
+          // A bare-name call with a rank-like argument is DEV-088's, which reads every module.
+          if (c.callee_written.find('.') == std::string::npos && reportedByNameRule(".to", param)) continue;
+          shown = c.callee_written + "(…, " + param + ") as its " + bound;
+        } else {
+          continue;
+        }
         auto f =
             findingFrom(rule, std::string(module.path()), lines.range(a.range.start_byte, a.range.end_byte),
                         c.callee_written, c.callee_resolved, {{"value", shown}, {"worker", d.name}});

@@ -10,7 +10,9 @@
 namespace device {
 
 /// Reports `rule` (DEV-095) at each use of a spawned worker's first parameter (after `self`) as a
-/// device: `.to(p)`, `torch.device(p)` and a `device=p` argument. A worker that rebinds the
+/// device: `.to(p)`, `torch.device(p)`, a `device=p` argument, and `p` passed by position where a
+/// function or method of the module names the parameter for a device (`self.to_device(x, p)` with
+/// `def to_device(self, data, device)`). A worker that rebinds the
 /// parameter is left alone, and so is a name the rank-like rules already report there (DEV-019's
 /// `.to(gpu)`, DEV-062's `torch.device(rank)`, DEV-067's `device=local_rank`).
 void checkSpawnedWorkerDevices(const migrate::sdk::Module& module, const migrate::sdk::RuleInfo& rule,
