@@ -525,6 +525,9 @@ void PythonFile::extensionCalls() {
   // class: capitalised), per function: its method calls run the extension's code too (`m.init(…)`,
   // `m.load(path)`). What a function returns (`out = ext.fused_act(x)`) is a tensor.
   std::map<std::pair<const DefinitionFact*, std::string>, std::string> instances;  // → module
+  // Those handed in by an annotated parameter, and the attributes a class keeps them in.
+  const ExtensionObjects objects = annotatedExtensionObjects();
+  instances.insert(objects.parameters.begin(), objects.parameters.end());
   auto reportCall = [&](const CallFact& c, const std::string& module, std::string function) {
     if (dataTypeName(lastPart(c.callee_written))) return;  // `Config(…)`: settings, no kernel
     auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, c.callee_written,
@@ -611,6 +614,15 @@ void PythonFile::extensionCalls() {
     if (auto held = extension_functions_.find(root); !root.empty() && held != extension_functions_.end()) {
       reportCall(c, held->second, w);
       continue;
+    }
+    // `self.m.forward(…)` where a method of the class stored an extension object in `self.m`.
+    if (!objects.attributes.empty() && startsWith(w, "self.") && std::count(w.begin(), w.end(), '.') == 2) {
+      const std::string attribute = w.substr(5, w.find('.', 5) - 5);
+      if (auto held = objects.attributes.find({enclosingClass(c.range), attribute});
+          held != objects.attributes.end()) {
+        reportCall(c, held->second, w);
+        continue;
+      }
     }
     // A method of what an extension call returned in the same function (`m.init(…)`; not a
     // method of one of its attributes, `m.data_.copy_(…)`, a tensor it holds).

@@ -1,7 +1,7 @@
 #pragma once
 /// One Python file under analysis and the helpers its checks share; the members are defined in
-/// python_scan.cpp (the shared parts), extension_imports.cpp, build_machinery.cpp, triton_kernels.cpp,
-/// autograd_functions.cpp and other_dsls.cpp (also TVM's CUDA builds).
+/// python_scan.cpp (the shared parts), extension_imports.cpp, build_machinery.cpp, extension_objects.cpp,
+/// triton_kernels.cpp, autograd_functions.cpp and other_dsls.cpp (also TVM's CUDA builds).
 
 #include <functional>
 #include <map>
@@ -121,6 +121,19 @@ class PythonFile {
     std::string written, resolved, what;
   };
   std::vector<TvmSite> tvmCudaSites() const;
+
+  // ---- extension objects handed in by parameter (extension_objects.cpp)
+  /// Objects of an extension's classes that a function receives by a parameter annotated with the
+  /// class (`def __init__(self, m: QuantizedSanaModel, …)`, the class imported from the extension
+  /// or named through it): the parameter per function, and the attributes a method of a class
+  /// stores them in (`self.m = m`) per class. Each maps to the extension module.
+  struct ExtensionObjects {
+    std::map<std::pair<const DefinitionFact*, std::string>, std::string> parameters;
+    std::map<std::pair<const DefinitionFact*, std::string>, std::string> attributes;
+  };
+  ExtensionObjects annotatedExtensionObjects() const;
+  /// The innermost class holding `r`, or nullptr.
+  const DefinitionFact* enclosingClass(const sdk::SourceRange& r) const;
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
