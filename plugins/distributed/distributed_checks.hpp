@@ -23,6 +23,7 @@ struct RuleTable {
   const migrate::sdk::RuleInfo* local_rank = nullptr;          ///< DIST-025
   const migrate::sdk::RuleInfo* nccl_other = nullptr;          ///< DIST-026
   const migrate::sdk::RuleInfo* lightning_strategy = nullptr;  ///< DIST-033
+  const migrate::sdk::RuleInfo* gloo_device_group = nullptr;   ///< DIST-039
 };
 
 /// DIST-001 where its data cannot reach (keywords named like *backend*, comparisons with
@@ -33,6 +34,13 @@ void checkBackendStrings(const migrate::sdk::Module& module, const RuleTable& ru
 /// DIST-004 / DIST-005: init_process_group whose backend is a variable that cannot be traced to a
 /// string literal in this file, comes from **kwargs, or is missing.
 void checkInitProcessGroup(const migrate::sdk::Module& module, const RuleTable& rules,
+                           migrate::sdk::FindingSink& sink);
+
+/// DIST-039: `init_process_group(backend="gloo")` in a function (or module) that then puts the
+/// model on the accelerator (`.cuda(rank)`, `torch.cuda.set_device`, DDP `device_ids=`, a "cuda"
+/// device): Gloo reduces CPU (and CUDA) tensors but not NPU ones. Not when the function has another
+/// init_process_group call (a Windows branch taking Gloo beside an NCCL one).
+void checkGlooDeviceGroups(const migrate::sdk::Module& module, const RuleTable& rules,
                            migrate::sdk::FindingSink& sink);
 
 /// DIST-012 for classes derived from nn.DataParallel (the data rule matches only calls).

@@ -14,7 +14,7 @@ using namespace migrate::sdk;
 
 /// The rule files of this plugin, in id order.
 constexpr const char* kRuleFiles[] = {
-    "rules/backend.yaml",      // DIST-001..007
+    "rules/backend.yaml",      // DIST-001..007, DIST-039
     "rules/environment.yaml",  // DIST-008..011
     "rules/parallel.yaml",     // DIST-012..018
     "rules/collectives.yaml",  // DIST-019..023
@@ -51,6 +51,7 @@ class DistributedPlugin final : public Plugin {
     rules_.local_rank = need("DIST-025");
     rules_.nccl_other = need("DIST-026");
     rules_.lightning_strategy = need("DIST-033");
+    rules_.gloo_device_group = need("DIST-039");
     configured_ = true;
   }
 
@@ -58,6 +59,7 @@ class DistributedPlugin final : public Plugin {
     if (!configured_) return;
     distributed::checkBackendStrings(module, rules_, sink);
     distributed::checkInitProcessGroup(module, rules_, sink);
+    distributed::checkGlooDeviceGroups(module, rules_, sink);
     distributed::checkDataParallelBases(module, rules_, sink);
     distributed::checkLocalRankDevice(module, rules_, sink);
     distributed::checkLightningStrategies(module, rules_, sink);
