@@ -361,8 +361,10 @@ class PyprojectInterpreter {
       return;
     }
     // Lists of PEP 508 strings.
-    const bool list_key = isOneOf(last, {"dependencies", "requires", "dev-dependencies", "extra-dependencies",
-                                         "constraint-dependencies", "override-dependencies"});
+    // `requires-dist` of `[[tool.uv.dependency-metadata]]`: what uv installs for that package.
+    const bool list_key =
+        isOneOf(last, {"dependencies", "requires", "dev-dependencies", "extra-dependencies",
+                       "constraint-dependencies", "override-dependencies", "requires-dist"});
     const bool list_parent =
         isOneOf(parent, {"optional-dependencies", "dependency-groups", "dev-dependencies"}) ||
         (n == 2 && path[0] == "dependency-groups");
@@ -373,9 +375,11 @@ class PyprojectInterpreter {
     }
     // `deep-ep = { url = "…/deep_ep-1.2.1-cp312-…whl" }` in [tool.uv.sources]: a prebuilt wheel of a
     // package the table calls unsupported (or in need of replacement), with no CUDA tag to report it as a
-    // CUDA build; the wheel is that dependency, where it is named.
-    if (tool && n == 5 && path[1] == "uv" && path[2] == "sources" && last == "url" &&
-        v.kind == TomlValue::Kind::String && isWheelName(v.str) && cudaTag(v.str).empty()) {
+    // CUDA build; the wheel is that dependency, where it is named. So is a git checkout of such a package
+    // (`flash-attn-4 = { git = "https://github.com/Dao-AILab/flash-attention.git", … }`): uv builds it
+    // from that source.
+    if (tool && n == 5 && path[1] == "uv" && path[2] == "sources" && v.kind == TomlValue::Kind::String &&
+        ((last == "url" && isWheelName(v.str) && cudaTag(v.str).empty()) || last == "git")) {
       const Lookup look = lookupPackage(path[3]);
       if (look.flagged()) {
         DependencyUse d;
@@ -489,6 +493,10 @@ class PyprojectInterpreter {
       return;
     }
     if (!self_.empty() && normalizeName(req->name) == self_) return;
+    // Another package's metadata (`[[tool.uv.dependency-metadata]]`) matters only where it pulls a
+    // package the table flags; its `torch>=2.1` is not the project's torch pin.
+    if (section.find("dependency-metadata") != std::string::npos && !lookupPackage(req->name).flagged())
+      return;
     DependencyUse d;
     d.file = path_;
     d.range = index_.range(s.begin, s.end);
