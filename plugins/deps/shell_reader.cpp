@@ -683,6 +683,17 @@ void readGpuContainerRuns(const std::string& path, const LogicalLine& line, std:
     }
     if (w.value != "docker" && w.value != "podman") continue;
     std::size_t j = i + 1;
+    // `docker pull IMAGE` (`docker image pull`): the image a guide fetches to run the project in.
+    if (j < words.size() && words[j].value == "image") ++j;
+    if (j < words.size() && words[j].value == "pull") {
+      for (++j; j < words.size() && !words[j].op && option(words[j].value); ++j)
+        if (words[j].value == "--platform") ++j;  // its value
+      if (j < words.size() && !words[j].op && !words[j].value.empty() &&
+          words[j].value.find('$') == std::string::npos)
+        out.images.push_back({path, line.range(index, words[j].begin, words[j].end), words[j].value,
+                              words[j].value, "docker pull"});
+      continue;
+    }
     if (j < words.size() && words[j].value == "container") ++j;
     if (j >= words.size() || (words[j].value != "run" && words[j].value != "create")) continue;
     bool gpus = false;

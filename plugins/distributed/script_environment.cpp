@@ -1,8 +1,9 @@
 // DIST-008..011 in launch scripts: NCCL_* / TORCH_NCCL_* variables set or read in shell scripts
-// (*.sh, *.bash), Makefiles (`mpirun -x NCCL_MIN_NRINGS=4` in a recipe), Dockerfiles and the shell
-// steps of CI workflows. Comments and echo/printf lines are prose, not settings (an assignment
-// echoed into a file, `echo "NCCL_P2P_DISABLE=1" >> ~/.deepspeed_env`, is one). And in Python,
-// settings named after such a variable and given a string (checkEnvironmentFields).
+// (*.sh, *.bash), Makefiles (`mpirun -x NCCL_MIN_NRINGS=4` in a recipe), Dockerfiles, the shell
+// steps of CI workflows and the shell blocks of a Markdown guide (the README's training command). Comments
+// and echo/printf lines are prose, not settings (an assignment echoed into a file, `echo "NCCL_P2P_DISABLE=1"
+// >> ~/.deepspeed_env`, is one). And in Python, settings named after such a variable and given a string
+// (checkEnvironmentFields).
 
 #include <algorithm>
 #include <cctype>
@@ -12,6 +13,7 @@
 #include "distributed_checks.hpp"
 #include "migrate/sdk/ci_workflow.hpp"
 #include "migrate/sdk/container_recipe.hpp"
+#include "migrate/sdk/install_guide.hpp"
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
 #include "plugin_support/shell_text.hpp"
@@ -42,7 +44,10 @@ void renameAll(std::string_view code, std::uint32_t line_offset, const std::stri
   }
 }
 
-void scanScript(const std::string& path, const std::string& text, const RuleTable& rules, FindingSink& sink) {
+/// `kind` is "script", or "guide" for a Markdown page's shell blocks: reported there without the
+/// rename edits, since the page shows the command rather than runs it.
+void scanScript(const std::string& path, const std::string& text, const RuleTable& rules, FindingSink& sink,
+                const char* kind = "script") {
   static const RE2 kVariable(R"((^|[^\w])((?:TORCH_)?NCCL_[A-Z0-9_]+))", plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
@@ -58,8 +63,8 @@ void scanScript(const std::string& path, const std::string& text, const RuleTabl
       const SourceRange range = index.range(start, start + static_cast<std::uint32_t>(name.size()));
       Finding f = findingFrom(*rule, path, range, name, {}, {{"value", name}});
       f.details["variable"] = name;
-      f.details["file_kind"] = "script";
-      if (rule == rules.env_ifname || rule == rules.env_errors)
+      f.details["file_kind"] = kind;
+      if ((rule == rules.env_ifname || rule == rules.env_errors) && std::string_view(kind) == "script")
         renameAll(code, static_cast<std::uint32_t>(offset), name, f);
       sink.report(std::move(f));
     });
@@ -92,10 +97,14 @@ void checkScriptEnvironment(const WorkspaceView& workspace, const RuleTable& rul
   for (const FileEntry& file : workspace.files()) {
     const bool workflow = isCiWorkflow(file.path);         // its shell steps (`run: |`)
     const bool recipe = isContainerRecipePath(file.path);  // a Singularity recipe's `%post`, …
-    if (!isScript(file) && !workflow && !recipe) continue;
+    const bool page = mayBeInstallGuide(file.path);        // a guide's shell blocks, once read
+    if (!isScript(file) && !workflow && !recipe && !page) continue;
     const auto text = workspace.read(file.path);
     if (!text || text->find("NCCL_") == std::string::npos) continue;
-    if (workflow)
+    if (page) {
+      if (isInstallGuide(file.path, *text))
+        scanScript(file.path, installGuideScript(*text), rules, sink, "guide");
+    } else if (workflow)
       scanScript(file.path, ciWorkflowScript(*text), rules, sink);
     else if (recipe && isContainerRecipe(file.path, *text))  // not a C macro table named *.def
       scanScript(file.path, containerRecipeScript(*text), rules, sink);
