@@ -11,6 +11,7 @@
 #include "device_embedded_rules.hpp"
 #include "device_parameter_calls.hpp"
 #include "device_string_asserts.hpp"
+#include "diffusers_offload.hpp"
 #include "integer_device_assignments.hpp"
 #include "lightning_auto_accelerator.hpp"
 #include "migrate/sdk/plugin.hpp"
@@ -32,7 +33,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
     "rules/environment.yaml",       // DEV-037..039, DEV-079
     "rules/monitoring.yaml",        // DEV-040..046
-    "rules/runtime_facts.yaml",     // DEV-053..060, 065, 072..075, 078, 081..083, 085, 086
+    "rules/runtime_facts.yaml",     // DEV-053..060, 065, 072..075, 078, 081..083, 085, 086, 096
 };
 
 class DevicePlugin final : public Plugin {
@@ -56,6 +57,7 @@ class DevicePlugin final : public Plugin {
     integer_device_ = &context.requireRule("DEV-076");
     spawned_worker_device_ = &context.requireRule("DEV-095");
     device_parameter_ = context.rule("DEV-088");
+    diffusers_offload_ = context.rule("DEV-096");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
                 context.rule("DEV-053"), context.rule("DEV-001"), context.rule("DEV-079"),
                 context.rule("DEV-023"), context.rule("DEV-040")};
@@ -73,10 +75,11 @@ class DevicePlugin final : public Plugin {
   }
 
   /// Rank-like arguments of the repository's functions' `device` parameter
-  /// (device_parameter_calls.hpp), shell launch scripts (script_device.hpp) and YAML configuration
-  /// files (config_device.hpp).
+  /// (device_parameter_calls.hpp), diffusers' offload on its old CUDA default (diffusers_offload.hpp), shell
+  /// launch scripts (script_device.hpp) and YAML configuration files (config_device.hpp).
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
     if (device_parameter_) device::checkDeviceParameterCalls(workspace, *device_parameter_, sink);
+    if (diffusers_offload_) device::checkDiffusersOffload(workspace, *diffusers_offload_, sink);
     device::checkScripts(workspace, scripts_, sink);
     device::checkConfigFiles(workspace, configs_, sink);
   }
@@ -88,6 +91,7 @@ class DevicePlugin final : public Plugin {
   const RuleInfo* integer_device_ = nullptr;              ///< DEV-076, set by configure()
   const RuleInfo* spawned_worker_device_ = nullptr;       ///< DEV-095, set by configure()
   const RuleInfo* device_parameter_ = nullptr;            ///< DEV-088, set by configure(); null when disabled
+  const RuleInfo* diffusers_offload_ = nullptr;           ///< DEV-096, set by configure(); null when disabled
   device::ScriptRules scripts_;                           ///< set by configure(); disabled rules are null
   device::ConfigRules configs_;                           ///< set by configure(); disabled rules are null
 };
