@@ -1,6 +1,7 @@
 // Extension objects handed in by parameter (see PythonFile::annotatedExtensionObjects).
 
 #include <cctype>
+#include <string>
 
 #include "byte_regex.hpp"
 #include "plugin_support/python_text.hpp"
@@ -24,7 +25,6 @@ PythonFile::ExtensionObjects PythonFile::annotatedExtensionObjects() const {
     if (close >= text.size()) continue;
     re2::StringPiece header(text.data() + open, close - open);
     std::string param, type;
-    std::vector<std::string> held;
     while (RE2::FindAndConsume(&header, kAnnotated, &param, &type)) {
       // A class of the extension: imported from it by name, or reached through its module.
       const std::string cls = lastPart(type);
@@ -37,7 +37,6 @@ PythonFile::ExtensionObjects PythonFile::annotatedExtensionObjects() const {
         module = type.substr(0, dot);
       if (module.empty()) continue;
       out.parameters[{&d, param}] = module;
-      held.push_back(param);
       // `self.m = m`: the object kept for the class's other methods.
       const RE2 stored("(?m)^[ \\t]*self\\.(\\w+)[ \\t]*(?::[^=\\n]+)?=[ \\t]*" + RE2::QuoteMeta(param) +
                            "[ \\t]*(?:#[^\\n]*)?$",

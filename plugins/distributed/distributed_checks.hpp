@@ -31,6 +31,9 @@ struct RuleTable {
 void checkBackendStrings(const migrate::sdk::Module& module, const RuleTable& rules,
                          migrate::sdk::FindingSink& sink);
 
+/// A call of torch.distributed.init_process_group (through any import of it).
+bool isInitProcessGroup(const migrate::sdk::CallFact& call);
+
 /// DIST-004 / DIST-005: init_process_group whose backend is a variable that cannot be traced to a
 /// string literal in this file, comes from **kwargs, or is missing.
 void checkInitProcessGroup(const migrate::sdk::Module& module, const RuleTable& rules,

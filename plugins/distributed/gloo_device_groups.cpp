@@ -12,11 +12,6 @@ namespace {
 
 using namespace migrate::sdk;
 
-bool isInitProcessGroup(const CallFact& call) {
-  return call.callee_resolved == "torch.distributed.init_process_group" ||
-         call.callee_resolved == "torch.distributed.distributed_c10d.init_process_group";
-}
-
 /// The innermost function holding `r`, or nullptr at module level.
 const DefinitionFact* functionOf(const Module& module, const SourceRange& r) {
   const DefinitionFact* best = nullptr;

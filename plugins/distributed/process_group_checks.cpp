@@ -13,11 +13,6 @@ namespace {
 
 using namespace migrate::sdk;
 
-bool isInitProcessGroup(const CallFact& call) {
-  return call.callee_resolved == "torch.distributed.init_process_group" ||
-         call.callee_resolved == "torch.distributed.distributed_c10d.init_process_group";
-}
-
 /// A literal that names a process-group backend ("nccl", "gloo", "cpu:gloo,cuda:nccl", ...).
 bool looksLikeBackend(const std::string& value) {
   static const RE2 kBackend(
@@ -203,6 +198,11 @@ void reportVariable(const Module& module, const CallFact& call, const SourceRang
 }
 
 }  // namespace
+
+bool isInitProcessGroup(const CallFact& call) {
+  return call.callee_resolved == "torch.distributed.init_process_group" ||
+         call.callee_resolved == "torch.distributed.distributed_c10d.init_process_group";
+}
 
 void checkInitProcessGroup(const Module& module, const RuleTable& rules, FindingSink& sink) {
   for (const CallFact& call : module.calls()) {
