@@ -513,14 +513,7 @@ void PythonFile::extensionCalls() {
     return dot == std::string::npos ? std::string() : chain.substr(0, dot);
   };
   // The innermost function holding a call (nullptr at module level).
-  auto scopeOf = [&](const sdk::SourceRange& r) -> const DefinitionFact* {
-    const DefinitionFact* best = nullptr;
-    for (const auto& d : m_.definitions())
-      if (d.kind == DefinitionFact::Kind::Function && within(r, d.range) &&
-          (!best || d.range.end_byte - d.range.start_byte < best->range.end_byte - best->range.start_byte))
-        best = &d;
-    return best;
-  };
+  auto scopeOf = [&](const sdk::SourceRange& r) { return innermost(r, DefinitionFact::Kind::Function); };
   // Names bound to an object a call into the extension constructs (`m = QuantizedModel()`, a
   // class: capitalised), per function: its method calls run the extension's code too (`m.init(…)`,
   // `m.load(path)`). What a function returns (`out = ext.fused_act(x)`) is a tensor.
@@ -618,7 +611,7 @@ void PythonFile::extensionCalls() {
     // `self.m.forward(…)` where a method of the class stored an extension object in `self.m`.
     if (!objects.attributes.empty() && startsWith(w, "self.") && std::count(w.begin(), w.end(), '.') == 2) {
       const std::string attribute = w.substr(5, w.find('.', 5) - 5);
-      if (auto held = objects.attributes.find({enclosingClass(c.range), attribute});
+      if (auto held = objects.attributes.find({innermost(c.range, DefinitionFact::Kind::Class), attribute});
           held != objects.attributes.end()) {
         reportCall(c, held->second, w);
         continue;

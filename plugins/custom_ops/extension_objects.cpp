@@ -43,7 +43,7 @@ PythonFile::ExtensionObjects PythonFile::annotatedExtensionObjects() const {
                        bytePattern());
       re2::StringPiece body(text.data() + close, text.size() - close);
       std::string attribute;
-      const DefinitionFact* owner = enclosingClass(d.range);
+      const DefinitionFact* owner = innermost(d.range, DefinitionFact::Kind::Class);
       while (owner && RE2::FindAndConsume(&body, stored, &attribute))
         out.attributes[{owner, attribute}] = module;
     }
@@ -51,10 +51,10 @@ PythonFile::ExtensionObjects PythonFile::annotatedExtensionObjects() const {
   return out;
 }
 
-const DefinitionFact* PythonFile::enclosingClass(const sdk::SourceRange& r) const {
+const DefinitionFact* PythonFile::innermost(const sdk::SourceRange& r, DefinitionFact::Kind kind) const {
   const DefinitionFact* best = nullptr;
   for (const DefinitionFact& d : m_.definitions())
-    if (d.kind == DefinitionFact::Kind::Class && within(r, d.range) &&
+    if (d.kind == kind && within(r, d.range) &&
         (!best || d.range.end_byte - d.range.start_byte < best->range.end_byte - best->range.start_byte))
       best = &d;
   return best;

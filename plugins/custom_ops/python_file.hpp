@@ -132,8 +132,8 @@ class PythonFile {
     std::map<std::pair<const DefinitionFact*, std::string>, std::string> attributes;
   };
   ExtensionObjects annotatedExtensionObjects() const;
-  /// The innermost class holding `r`, or nullptr.
-  const DefinitionFact* enclosingClass(const sdk::SourceRange& r) const;
+  /// The innermost function or class (`kind`) holding `r`, or nullptr.
+  const DefinitionFact* innermost(const sdk::SourceRange& r, DefinitionFact::Kind kind) const;
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
