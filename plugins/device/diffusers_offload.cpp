@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "migrate/sdk/text_position.hpp"
@@ -59,24 +60,26 @@ std::size_t indentOf(std::string_view line) {
 }  // namespace
 
 void checkDiffusersOffload(const WorkspaceView& workspace, const RuleInfo& rule, FindingSink& sink) {
-  std::vector<std::string> callers;
+  // The manifests first: without an old pin no Python file needs reading.
+  bool pinned = false;
+  for (const FileEntry& file : workspace.files()) {
+    if (pinned || !manifest(file.path)) continue;
+    const auto text = workspace.read(file.path);
+    pinned = text && pinsOldDiffusers(*text);
+  }
+  if (!pinned) return;
   // "Class.method" for the classes of a file that defines the offload method itself with no device
   // to pass on (`def enable_model_cpu_offload(self, gpu_id=0)`: the device is fixed inside, where the
   // other rules report it); an override that takes `device` or `*args` keeps diffusers' default.
   std::set<std::string> fixed_inside;
-  bool pinned = false;
+  std::vector<std::pair<std::string, std::string>> callers;  // path, text
   static const RE2 kClass(R"((?m)^[ \t]*class[ \t]+(\w+))", bytePattern());
+  static const RE2 kOverride(R"(\bdef[ \t]+(enable_(?:model|sequential)_cpu_offload)[ \t]*\(([^)]*)\))",
+                             bytePattern());
   for (const FileEntry& file : workspace.files()) {
-    const bool python = file.language == Language::Python;
-    if (!python && !manifest(file.path)) continue;
-    const auto text = workspace.read(file.path);
-    if (!text ||
-        (text->find("_cpu_offload") == std::string::npos && text->find("diffusers") == std::string::npos))
-      continue;
-    if (manifest(file.path) && pinsOldDiffusers(*text)) pinned = true;
-    if (!python) continue;
-    static const RE2 kOverride(R"(\bdef[ \t]+(enable_(?:model|sequential)_cpu_offload)[ \t]*\(([^)]*)\))",
-                               bytePattern());
+    if (file.language != Language::Python) continue;
+    auto text = workspace.read(file.path);
+    if (!text || text->find("_cpu_offload") == std::string::npos) continue;
     plugin_support::forEachMatch(kOverride, *text, [&](const auto& d) {
       const std::string params = plugin_support::str(d[2]);
       if (params.find("device") != std::string::npos || params.find('*') != std::string::npos) return;
@@ -86,22 +89,19 @@ void checkDiffusersOffload(const WorkspaceView& workspace, const RuleInfo& rule,
     });
     if (text->find(".enable_model_cpu_offload(") != std::string::npos ||
         text->find(".enable_sequential_cpu_offload(") != std::string::npos)
-      callers.push_back(file.path);
+      callers.emplace_back(file.path, std::move(*text));
   }
-  if (!pinned) return;
   static const RE2 kCall(
       R"(^[ \t]*(?:[\w.]+[ \t]*=[ \t]*)?([A-Za-z_][\w.]*)\.(enable_(?:model|sequential)_cpu_offload)\(([^()\n]*)\)[ \t]*(?:#.*)?$)",
       bytePattern());
   static const RE2 kFlagTest(R"(^[ \t]*(?:el)?if[ \t]+(?:not[ \t]+)?[A-Za-z_][\w.]*[ \t]*:)", bytePattern());
-  for (const std::string& path : callers) {
-    const auto text = workspace.read(path);
-    if (!text) continue;
-    const LineIndex index(*text);
+  for (const auto& [path, text] : callers) {
+    const LineIndex index(text);
     std::vector<std::string_view> lines;
-    for (std::size_t begin = 0; begin <= text->size();) {
-      std::size_t end = text->find('\n', begin);
-      if (end == std::string::npos) end = text->size();
-      lines.push_back(std::string_view(*text).substr(begin, end - begin));
+    for (std::size_t begin = 0; begin <= text.size();) {
+      std::size_t end = text.find('\n', begin);
+      if (end == std::string::npos) end = text.size();
+      lines.push_back(std::string_view(text).substr(begin, end - begin));
       begin = end + 1;
     }
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -131,7 +131,7 @@ void checkDiffusersOffload(const WorkspaceView& workspace, const RuleInfo& rule,
         break;
       }
       if (opt_in) continue;
-      const auto begin = static_cast<std::uint32_t>((lines[i].data() - text->data()) + lines[i].find(method));
+      const auto begin = static_cast<std::uint32_t>((lines[i].data() - text.data()) + lines[i].find(method));
       Finding f =
           findingFrom(rule, path, index.range(begin, begin + static_cast<std::uint32_t>(method.size())),
                       receiver + "." + method, {}, {{"value", method}});
