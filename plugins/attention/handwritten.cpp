@@ -13,6 +13,8 @@
 #include <cctype>
 #include <set>
 
+#include "plugin_support/definitions.hpp"
+
 namespace migrate_attention {
 namespace {
 
@@ -56,13 +58,7 @@ struct Region {
 Region enclosingFunction(const Module& module, const SourceText& src, std::uint32_t byte) {
   Region r;
   r.last_line = static_cast<std::uint32_t>(src.lineCount());
-  const DefinitionFact* best = nullptr;
-  for (const DefinitionFact& d : module.definitions()) {
-    if (d.kind != DefinitionFact::Kind::Function) continue;
-    if (d.range.start_byte > byte || d.range.end_byte < byte) continue;
-    if (!best || d.range.start_byte > best->range.start_byte) best = &d;
-  }
-  if (best) {
+  if (const DefinitionFact* best = plugin_support::innermostFunction(module, byte)) {
     r.first_line = best->range.line;
     r.last_line = best->range.end_line;
     r.function = best->qualified_name;

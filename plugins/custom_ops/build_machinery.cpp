@@ -14,6 +14,7 @@
 #include "build_machinery.hpp"
 #include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"
+#include "plugin_support/definitions.hpp"
 #include "python_file.hpp"
 
 namespace custom_ops {
@@ -513,7 +514,9 @@ void PythonFile::extensionCalls() {
     return dot == std::string::npos ? std::string() : chain.substr(0, dot);
   };
   // The innermost function holding a call (nullptr at module level).
-  auto scopeOf = [&](const sdk::SourceRange& r) { return innermost(r, DefinitionFact::Kind::Function); };
+  auto scopeOf = [&](const sdk::SourceRange& r) {
+    return plugin_support::innermostDefinition(m_, r, DefinitionFact::Kind::Function);
+  };
   // Names bound to an object a call into the extension constructs (`m = QuantizedModel()`, a
   // class: capitalised), per function: its method calls run the extension's code too (`m.init(…)`,
   // `m.load(path)`). What a function returns (`out = ext.fused_act(x)`) is a tensor.
@@ -611,7 +614,8 @@ void PythonFile::extensionCalls() {
     // `self.m.forward(…)` where a method of the class stored an extension object in `self.m`.
     if (!objects.attributes.empty() && startsWith(w, "self.") && std::count(w.begin(), w.end(), '.') == 2) {
       const std::string attribute = w.substr(5, w.find('.', 5) - 5);
-      if (auto held = objects.attributes.find({innermost(c.range, DefinitionFact::Kind::Class), attribute});
+      if (auto held = objects.attributes.find(
+              {plugin_support::innermostDefinition(m_, c.range, DefinitionFact::Kind::Class), attribute});
           held != objects.attributes.end()) {
         reportCall(c, held->second, w);
         continue;

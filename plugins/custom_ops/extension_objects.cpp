@@ -4,6 +4,7 @@
 #include <string>
 
 #include "byte_regex.hpp"
+#include "plugin_support/definitions.hpp"
 #include "plugin_support/python_text.hpp"
 #include "python_file.hpp"
 
@@ -43,21 +44,13 @@ PythonFile::ExtensionObjects PythonFile::annotatedExtensionObjects() const {
                        bytePattern());
       re2::StringPiece body(text.data() + close, text.size() - close);
       std::string attribute;
-      const DefinitionFact* owner = innermost(d.range, DefinitionFact::Kind::Class);
+      const DefinitionFact* owner =
+          plugin_support::innermostDefinition(m_, d.range, DefinitionFact::Kind::Class);
       while (owner && RE2::FindAndConsume(&body, stored, &attribute))
         out.attributes[{owner, attribute}] = module;
     }
   }
   return out;
-}
-
-const DefinitionFact* PythonFile::innermost(const sdk::SourceRange& r, DefinitionFact::Kind kind) const {
-  const DefinitionFact* best = nullptr;
-  for (const DefinitionFact& d : m_.definitions())
-    if (d.kind == kind && within(r, d.range) &&
-        (!best || d.range.end_byte - d.range.start_byte < best->range.end_byte - best->range.start_byte))
-      best = &d;
-  return best;
 }
 
 }  // namespace custom_ops::python

@@ -133,7 +133,6 @@ class PythonFile {
   };
   ExtensionObjects annotatedExtensionObjects() const;
   /// The innermost function or class (`kind`) holding `r`, or nullptr.
-  const DefinitionFact* innermost(const sdk::SourceRange& r, DefinitionFact::Kind kind) const;
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;

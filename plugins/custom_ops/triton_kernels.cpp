@@ -9,6 +9,7 @@
 
 #include "byte_regex.hpp"
 #include "kernel_advice.hpp"
+#include "plugin_support/definitions.hpp"
 #include "python_file.hpp"
 
 namespace custom_ops::python {
@@ -511,11 +512,7 @@ sdk::SourceRange PythonFile::primitiveSite(const sdk::SourceRange& use) const {
   const auto isExtern = [](const std::string& r) {
     return r == "triton.language.core.extern" || r == "triton.language.extern";
   };
-  const DefinitionFact* inner = nullptr;
-  for (const auto& d : m_.definitions())
-    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= use.start_byte &&
-        use.end_byte <= d.range.end_byte && (!inner || d.range.start_byte > inner->range.start_byte))
-      inner = &d;
+  const DefinitionFact* inner = plugin_support::innermostDefinition(m_, use, DefinitionFact::Kind::Function);
   if (!inner || std::none_of(inner->decorators.begin(), inner->decorators.end(), isExtern)) return use;
   return decoratorSite(*inner, isExtern);
 }

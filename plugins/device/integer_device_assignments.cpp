@@ -7,6 +7,7 @@
 
 #include "migrate/sdk/text_position.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/definitions.hpp"
 
 namespace device {
 namespace {
@@ -22,11 +23,8 @@ bool inString(const Module& module, std::uint32_t offset) {
 
 /// The byte where the innermost function holding `offset` ends (the module's end at top level).
 std::uint32_t scopeEnd(const Module& module, std::uint32_t offset) {
-  auto end = static_cast<std::uint32_t>(module.source().size());
-  for (const DefinitionFact& d : module.definitions())
-    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= offset && offset < d.range.end_byte)
-      end = std::min(end, d.range.end_byte);
-  return end;
+  const DefinitionFact* fn = plugin_support::innermostFunction(module, offset);
+  return fn ? fn->range.end_byte : static_cast<std::uint32_t>(module.source().size());
 }
 
 /// Whether a plain variable only reaches `set_device(name)` in the rest of its function:

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/definitions.hpp"
 
 namespace device {
 namespace {
@@ -65,12 +66,8 @@ bool isLegacyStrategy(const ArgumentFact& a) {
 /// `def __init__(self, accelerator="auto")` … `Fabric(accelerator=accelerator)`: the string "auto"
 /// bound to `name` in the function around `call` (a parameter's default or an assignment), or null.
 const StringFact* autoBoundInScope(const Module& module, const CallFact& call, const std::string& name) {
-  const DefinitionFact* scope = nullptr;
-  for (const DefinitionFact& d : module.definitions())
-    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= call.range.start_byte &&
-        call.range.end_byte <= d.range.end_byte &&
-        (!scope || d.range.end_byte - d.range.start_byte < scope->range.end_byte - scope->range.start_byte))
-      scope = &d;
+  const DefinitionFact* scope =
+      plugin_support::innermostDefinition(module, call.range, DefinitionFact::Kind::Function);
   if (!scope) return nullptr;
   for (const StringFact& s : module.strings())
     if (s.context == StringContext::Assignment && s.name == name && s.value == "auto" && !s.fstring &&

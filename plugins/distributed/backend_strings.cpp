@@ -8,6 +8,7 @@
 
 #include "distributed_checks.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/definitions.hpp"
 
 namespace distributed {
 namespace {
@@ -104,11 +105,8 @@ bool extendedBackendPosition(const Module& module, const StringFact& s) {
 /// "nccl"`): a per-device choice that already serves the NPU, like a backend table beside hccl.
 bool returnedBesideHccl(const Module& module, const StringFact& s) {
   if (s.context != StringContext::Return) return false;
-  const DefinitionFact* fn = nullptr;  // the innermost function around the string
-  for (const auto& d : module.definitions())
-    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= s.range.start_byte &&
-        s.range.end_byte <= d.range.end_byte && (!fn || d.range.start_byte > fn->range.start_byte))
-      fn = &d;
+  const DefinitionFact* fn =
+      plugin_support::innermostDefinition(module, s.range, DefinitionFact::Kind::Function);
   if (!fn) return false;
   return std::any_of(module.strings().begin(), module.strings().end(), [&](const StringFact& o) {
     return o.context == StringContext::Return && fn->range.start_byte <= o.range.start_byte &&

@@ -6,22 +6,12 @@
 
 #include "distributed_checks.hpp"
 #include "plugin_support/byte_regex.hpp"
+#include "plugin_support/definitions.hpp"
 
 namespace distributed {
 namespace {
 
 using namespace migrate::sdk;
-
-/// The innermost function holding `r`, or nullptr at module level.
-const DefinitionFact* functionOf(const Module& module, const SourceRange& r) {
-  const DefinitionFact* best = nullptr;
-  for (const DefinitionFact& d : module.definitions())
-    if (d.kind == DefinitionFact::Kind::Function && d.range.start_byte <= r.start_byte &&
-        r.end_byte <= d.range.end_byte &&
-        (!best || d.range.end_byte - d.range.start_byte < best->range.end_byte - best->range.start_byte))
-      best = &d;
-  return best;
-}
 
 /// The first place in `text` (code lines only) that puts the model or its tensors on the
 /// accelerator: `.cuda(`, `torch.cuda.set_device(`, `device_ids=` of a DDP wrap, a "cuda" device.
@@ -54,10 +44,12 @@ void checkGlooDeviceGroups(const Module& module, const RuleTable& rules, Finding
       if (a.keyword == "backend" || a.index == 0) backend = &a;
     if (!backend || backend->kind != ValueKind::String || backend->text != "gloo") continue;
     // Another init_process_group in the same function: the branches choose (Windows takes Gloo).
-    const DefinitionFact* scope = functionOf(module, call.range);
+    const DefinitionFact* scope =
+        plugin_support::innermostDefinition(module, call.range, DefinitionFact::Kind::Function);
     bool alternatives = false;
     for (const CallFact& other : module.calls())
-      if (&other != &call && isInitProcessGroup(other) && functionOf(module, other.range) == scope)
+      if (&other != &call && isInitProcessGroup(other) &&
+          plugin_support::innermostDefinition(module, other.range, DefinitionFact::Kind::Function) == scope)
         alternatives = true;
     if (alternatives) continue;
     const std::uint32_t end =
