@@ -2,7 +2,7 @@
 // placement, backend flags, streams, graphs, compile, visible devices and NVML. Nearly all of it
 // is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp,
 // lightning_auto_accelerator.hpp, ray_gpu_bundles.hpp, integer_device_assignments.hpp,
-// spawned_worker_devices.hpp,
+// integer_variable_devices.hpp, spawned_worker_devices.hpp,
 // device_parameter_calls.hpp (across files), script_device.hpp (shell launch scripts) and
 // config_device.hpp (YAML configuration files).
 // See README.md for one entry per rule id.
@@ -13,6 +13,7 @@
 #include "device_string_asserts.hpp"
 #include "diffusers_offload.hpp"
 #include "integer_device_assignments.hpp"
+#include "integer_variable_devices.hpp"
 #include "lightning_auto_accelerator.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "ray_gpu_bundles.hpp"
@@ -27,7 +28,7 @@ using namespace migrate::sdk;
 constexpr const char* kRuleFiles[] = {
     "rules/cuda_api.yaml",          // DEV-001..015
     "rules/device_placement.yaml",  // DEV-016..022, DEV-061..064, DEV-067, DEV-069..071, DEV-076, DEV-077,
-                                    // DEV-088, DEV-095
+                                    // DEV-088, DEV-095, DEV-097
     "rules/device_strings.yaml",    // DEV-023..026, 049, 050, 052
     "rules/backends.yaml",          // DEV-027..032, DEV-066
     "rules/graphs_compile.yaml",    // DEV-033..036, DEV-068
@@ -56,6 +57,7 @@ class DevicePlugin final : public Plugin {
     ray_gpu_bundle_ = &context.requireRule("DEV-069");
     integer_device_ = &context.requireRule("DEV-076");
     spawned_worker_device_ = &context.requireRule("DEV-095");
+    integer_variable_device_ = &context.requireRule("DEV-097");
     device_parameter_ = context.rule("DEV-088");
     diffusers_offload_ = context.rule("DEV-096");
     scripts_ = {context.rule("DEV-037"), context.rule("DEV-038"), context.rule("DEV-039"),
@@ -72,6 +74,8 @@ class DevicePlugin final : public Plugin {
     if (ray_gpu_bundle_) device::checkRayGpuBundles(module, *ray_gpu_bundle_, sink);
     if (integer_device_) device::checkIntegerDeviceAssignments(module, *integer_device_, sink);
     if (spawned_worker_device_) device::checkSpawnedWorkerDevices(module, *spawned_worker_device_, sink);
+    if (integer_variable_device_)
+      device::checkIntegerVariableDevices(module, *integer_variable_device_, sink);
   }
 
   /// Rank-like arguments of the repository's functions' `device` parameter
@@ -90,6 +94,7 @@ class DevicePlugin final : public Plugin {
   const RuleInfo* ray_gpu_bundle_ = nullptr;              ///< DEV-069, set by configure()
   const RuleInfo* integer_device_ = nullptr;              ///< DEV-076, set by configure()
   const RuleInfo* spawned_worker_device_ = nullptr;       ///< DEV-095, set by configure()
+  const RuleInfo* integer_variable_device_ = nullptr;     ///< DEV-097, set by configure()
   const RuleInfo* device_parameter_ = nullptr;            ///< DEV-088, set by configure(); null when disabled
   const RuleInfo* diffusers_offload_ = nullptr;           ///< DEV-096, set by configure(); null when disabled
   device::ScriptRules scripts_;                           ///< set by configure(); disabled rules are null
