@@ -12,18 +12,19 @@ namespace distributed {
 
 /// The rule data the checks report with; every pointer is set by configure().
 struct RuleTable {
-  const migrate::sdk::RuleInfo* nccl_backend = nullptr;        ///< DIST-001 (positions beyond its data)
-  const migrate::sdk::RuleInfo* variable_backend = nullptr;    ///< DIST-004
-  const migrate::sdk::RuleInfo* default_backend = nullptr;     ///< DIST-005
-  const migrate::sdk::RuleInfo* env_ifname = nullptr;          ///< DIST-008
-  const migrate::sdk::RuleInfo* env_errors = nullptr;          ///< DIST-009
-  const migrate::sdk::RuleInfo* env_debug = nullptr;           ///< DIST-010
-  const migrate::sdk::RuleInfo* env_other = nullptr;           ///< DIST-011
-  const migrate::sdk::RuleInfo* data_parallel = nullptr;       ///< DIST-012
-  const migrate::sdk::RuleInfo* local_rank = nullptr;          ///< DIST-025
-  const migrate::sdk::RuleInfo* nccl_other = nullptr;          ///< DIST-026
-  const migrate::sdk::RuleInfo* lightning_strategy = nullptr;  ///< DIST-033
-  const migrate::sdk::RuleInfo* gloo_device_group = nullptr;   ///< DIST-039
+  const migrate::sdk::RuleInfo* nccl_backend = nullptr;          ///< DIST-001 (positions beyond its data)
+  const migrate::sdk::RuleInfo* variable_backend = nullptr;      ///< DIST-004
+  const migrate::sdk::RuleInfo* default_backend = nullptr;       ///< DIST-005
+  const migrate::sdk::RuleInfo* env_ifname = nullptr;            ///< DIST-008
+  const migrate::sdk::RuleInfo* env_errors = nullptr;            ///< DIST-009
+  const migrate::sdk::RuleInfo* env_debug = nullptr;             ///< DIST-010
+  const migrate::sdk::RuleInfo* env_other = nullptr;             ///< DIST-011
+  const migrate::sdk::RuleInfo* data_parallel = nullptr;         ///< DIST-012
+  const migrate::sdk::RuleInfo* local_rank = nullptr;            ///< DIST-025
+  const migrate::sdk::RuleInfo* nccl_other = nullptr;            ///< DIST-026
+  const migrate::sdk::RuleInfo* lightning_strategy = nullptr;    ///< DIST-033
+  const migrate::sdk::RuleInfo* gloo_device_group = nullptr;     ///< DIST-039
+  const migrate::sdk::RuleInfo* accelerate_multi_gpu = nullptr;  ///< DIST-040
 };
 
 /// DIST-001 where its data cannot reach (keywords named like *backend*, comparisons with
@@ -45,6 +46,13 @@ void checkInitProcessGroup(const migrate::sdk::Module& module, const RuleTable& 
 /// init_process_group call (a Windows branch taking Gloo beside an NCCL one).
 void checkGlooDeviceGroups(const migrate::sdk::Module& module, const RuleTable& rules,
                            migrate::sdk::FindingSink& sink);
+
+/// DIST-040: accelerate's `DistributedType.MULTI_GPU` named in a function (or a module, at top
+/// level) that never names `MULTI_NPU`: on Ascend accelerate reports MULTI_NPU, so a test or list
+/// of MULTI_GPU alone skips the multi-device path there (metrics not reduced, a DDP-only assert
+/// that fails).
+void checkAccelerateDistributedTypes(const migrate::sdk::Module& module, const RuleTable& rules,
+                                     migrate::sdk::FindingSink& sink);
 
 /// DIST-012 for classes derived from nn.DataParallel (the data rule matches only calls).
 void checkDataParallelBases(const migrate::sdk::Module& module, const RuleTable& rules,

@@ -20,7 +20,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/collectives.yaml",  // DIST-019..023
     "rules/device_mesh.yaml",  // DIST-024..025
     "rules/apex_nccl.yaml",    // DIST-027..029
-    "rules/third_party.yaml",  // DIST-030..035
+    "rules/third_party.yaml",  // DIST-030..036, DIST-038, DIST-040
 };
 
 class DistributedPlugin final : public Plugin {
@@ -52,6 +52,7 @@ class DistributedPlugin final : public Plugin {
     rules_.nccl_other = need("DIST-026");
     rules_.lightning_strategy = need("DIST-033");
     rules_.gloo_device_group = need("DIST-039");
+    rules_.accelerate_multi_gpu = need("DIST-040");
     configured_ = true;
   }
 
@@ -60,6 +61,7 @@ class DistributedPlugin final : public Plugin {
     distributed::checkBackendStrings(module, rules_, sink);
     distributed::checkInitProcessGroup(module, rules_, sink);
     distributed::checkGlooDeviceGroups(module, rules_, sink);
+    distributed::checkAccelerateDistributedTypes(module, rules_, sink);
     distributed::checkDataParallelBases(module, rules_, sink);
     distributed::checkLocalRankDevice(module, rules_, sink);
     distributed::checkLightningStrategies(module, rules_, sink);
