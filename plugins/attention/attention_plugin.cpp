@@ -40,7 +40,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/xformers.yaml",       // ATT-014..017
     "rules/sdpa.yaml",           // ATT-018..020
     "rules/transformers.yaml",   // ATT-021..023
-    "rules/other_kernels.yaml",  // ATT-024, ATT-026, ATT-027
+    "rules/other_kernels.yaml",  // ATT-024, ATT-026 … ATT-029
     "rules/handwritten.yaml",    // ATT-025
 };
 
