@@ -4,17 +4,21 @@
 // repository it hands `.cu` sources (StyleGAN's `_init()` calling `custom_ops.get_plugin(sources=
 // [..., "bias_act.cu"])`) — runs nvcc wherever it is called. The module pass sees the build only in
 // the builder's own file; here its calls in other modules are reported (OPS-018), and the calls into
-// what a builder returns (`self.ext = load_module("gmm")` … `self.ext.init()`, OPS-038).
+// what a builder returns (`self.ext = load_module("gmm")` … `self.ext.init()`, OPS-038), also where it is
+// handed to an autograd Function of the file (`Fn.apply(x, self.ext)`: the class, OPS-027, and its
+// forward's calls through that parameter, OPS-038).
 
 #include "jit_builders.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <string>
 
 #include "byte_regex.hpp"
 #include "migrate/sdk/text_position.hpp"
+#include "plugin_support/python_text.hpp"
 
 namespace custom_ops {
 namespace {
@@ -24,6 +28,7 @@ using glue::kNone;
 
 constexpr const char* kJitBuild = "OPS-018";
 constexpr const char* kExtensionCall = "OPS-038";
+constexpr const char* kAutogradFunction = "OPS-027";
 
 /// `.cu` sources (`"x.cu"`, `"*.cu"`) or a CUDA keyword of load().
 const RE2& cudaEvidence() {
@@ -72,6 +77,112 @@ struct Callee {
   const Builder* builder = nullptr;
   std::string module;
 };
+
+/// The top-level comma-separated parts of `text` (an argument or parameter list without its
+/// brackets), trimmed; brackets and strings nest.
+std::vector<std::string> topLevelParts(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size()) {
+      const char c = text[i];
+      if (c == '(' || c == '[' || c == '{') {
+        i = plugin_support::closingBracket(text, i);
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        i = plugin_support::stringEnd(text, i, false);
+        continue;
+      }
+      if (c != ',') continue;
+    }
+    std::string_view part = text.substr(start, std::min(i, text.size()) - start);
+    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.front()))) part.remove_prefix(1);
+    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.remove_suffix(1);
+    out.emplace_back(part);
+    start = i + 1;
+  }
+  return out;
+}
+
+/// The class `name` of `text` based on an autograd Function, from its `class` line to the last
+/// line indented deeper; empty when the file has no such class.
+std::string_view functionClass(std::string_view text, const std::string& name) {
+  const RE2 header(
+      "(?m)^([ \\t]*)class[ \\t]+" + RE2::QuoteMeta(name) + "[ \\t]*\\([^)]*Function[^)]*\\)[ \\t]*:",
+      bytePattern());
+  re2::StringPiece indent;
+  if (!RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), header, &indent)) return {};
+  const auto begin = static_cast<std::size_t>(indent.data() - text.data());
+  std::size_t end = text.find('\n', begin);
+  while (end != std::string_view::npos && end + 1 < text.size()) {
+    const std::size_t next = std::min(text.find('\n', end + 1), text.size());
+    const std::string_view line = text.substr(end + 1, next - end - 1);
+    const std::size_t code = line.find_first_not_of(" \t\r");
+    if (code != std::string_view::npos && code <= indent.size() && line[code] != '#') break;
+    end = next < text.size() ? next : std::string_view::npos;
+  }
+  return text.substr(begin, (end == std::string_view::npos ? text.size() : end) - begin);
+}
+
+/// `Fn.apply(self.params, x, self.compiled_extension)` with a handle of what a builder returned,
+/// where `Fn` is an autograd Function of the file: the class (OPS-027) and the calls its forward
+/// makes through the parameter the handle binds to (`compiled_extension.apply(params, x)`,
+/// OPS-038).
+void reportHandedToFunctions(const glue::PyFile& f, std::string_view text, const sdk::LineIndex& index,
+                             const std::set<std::string>& handles, const Rules& rules,
+                             sdk::FindingSink& sink) {
+  static const RE2 kApply(R"((?:^|[^\w.])(\w+)\.apply\s*\()", bytePattern());
+  std::map<std::string, std::set<std::size_t>> handed;  // Function class → argument positions
+  forEachMatch(kApply, text, [&](const auto& m) {
+    const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
+    const std::size_t close = plugin_support::closingBracket(text, open);
+    if (close >= text.size()) return;
+    const std::vector<std::string> args = topLevelParts(text.substr(open + 1, close - open - 1));
+    for (std::size_t k = 0; k < args.size(); ++k)
+      if (handles.count(args[k])) handed[str(m[1])].insert(k);
+  });
+  static const RE2 kForward(R"((?m)^[ \t]*def[ \t]+forward[ \t]*(\())", bytePattern());
+  for (const auto& [cls, positions] : handed) {
+    const std::string_view body = functionClass(text, cls);
+    re2::StringPiece paren;
+    if (body.empty() || !RE2::PartialMatch(re2::StringPiece(body.data(), body.size()), kForward, &paren))
+      continue;
+    const auto open = static_cast<std::size_t>(paren.data() - body.data());
+    const std::size_t close = plugin_support::closingBracket(body, open);
+    if (close >= body.size()) continue;
+    const std::vector<std::string> params = topLevelParts(body.substr(open + 1, close - open - 1));
+    std::set<std::string> names;  // forward's parameters the handle binds to (after ctx)
+    for (const std::size_t k : positions) {
+      if (k + 1 >= params.size()) continue;
+      const std::string p = params[k + 1].substr(0, params[k + 1].find_first_of(":= \t"));
+      if (!p.empty() && p[0] != '*') names.insert(p);
+    }
+    if (names.empty()) continue;
+    const RE2 into("(?:^|[^\\w.])(" + alternation(names) + ")\\.(\\w+)\\s*\\(", bytePattern());
+    std::string first_call;
+    forEachMatch(into, body.substr(close), [&](const auto& m) {
+      const auto b = static_cast<std::uint32_t>(m[2].data() - text.data());
+      const std::size_t bol = text.rfind('\n', b) + 1;  // npos + 1 == 0
+      if (text.find('#', bol) < b) return;              // in a comment
+      auto finding = rules.make(
+          kExtensionCall, f.path, index.range(b, b + static_cast<std::uint32_t>(m[2].size())),
+          str(m[1]) + "." + str(m[2]), {},
+          {{"value", "handed to " + cls + ".apply as what a JIT builder of the repository returned"}});
+      if (!finding) return;
+      finding->details = {{"module", str(m[1])}, {"function", str(m[2])}};
+      sink.report(std::move(*finding));
+      if (first_call.empty()) first_call = str(m[1]) + "." + str(m[2]);
+    });
+    if (first_call.empty()) continue;
+    const auto name_at = static_cast<std::uint32_t>(body.find(cls) + (body.data() - text.data()));
+    auto fn = rules.make(
+        kAutogradFunction, f.path, index.range(name_at, name_at + static_cast<std::uint32_t>(cls.size())),
+        cls, {},
+        {{"value", "calls " + first_call + ", the compiled extension handed to apply"}, {"class", cls}});
+    if (fn) sink.report(std::move(*fn));
+  }
+}
 
 }  // namespace
 
@@ -198,6 +309,7 @@ void reportJitBuilderCalls(const sdk::WorkspaceView& workspace, const std::vecto
       finding->details = {{"module", str(m[1])}, {"function", str(m[2])}};
       sink.report(std::move(*finding));
     });
+    reportHandedToFunctions(f, *text, index, handles, rules, sink);
   }
 }
 
