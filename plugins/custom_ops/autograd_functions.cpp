@@ -39,6 +39,7 @@ std::string PythonFile::kernelCall(const CallFact& c) const {
       c.callee_written.find('.') != std::string::npos)
     return c.callee_written;
   if (extension_functions_.count(c.callee_written)) return c.callee_written;
+  if (!factoryObjectCall(c).empty()) return c.callee_written;  // an object an extension factory made
   // `CausalDotProduct.dot[device.type](…)`: a function looked up in a table of the extension's.
   if (const auto s = subscriptCallee(m_, c); s && kernel_tables_.count(lastPart(s->base)))
     return s->base + "[" + s->grid + "]";

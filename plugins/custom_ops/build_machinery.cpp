@@ -621,6 +621,11 @@ void PythonFile::extensionCalls() {
         continue;
       }
     }
+    // `self.native_tcnn_module.fwd(…)`: an object an extension factory of the file made.
+    if (const std::string module = factoryObjectCall(c); !module.empty()) {
+      reportCall(c, module, w);
+      continue;
+    }
     // A method of what an extension call returned in the same function (`m.init(…)`; not a
     // method of one of its attributes, `m.data_.copy_(…)`, a tensor it holds).
     if (!root.empty() && !instances.empty() && w.find('.', root.size() + 1) == std::string::npos) {

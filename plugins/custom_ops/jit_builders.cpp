@@ -11,7 +11,6 @@
 #include "jit_builders.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <string>
@@ -78,33 +77,6 @@ struct Callee {
   std::string module;
 };
 
-/// The top-level comma-separated parts of `text` (an argument or parameter list without its
-/// brackets), trimmed; brackets and strings nest.
-std::vector<std::string> topLevelParts(std::string_view text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size()) {
-      const char c = text[i];
-      if (c == '(' || c == '[' || c == '{') {
-        i = plugin_support::closingBracket(text, i);
-        continue;
-      }
-      if (c == '"' || c == '\'') {
-        i = plugin_support::stringEnd(text, i, false);
-        continue;
-      }
-      if (c != ',') continue;
-    }
-    std::string_view part = text.substr(start, std::min(i, text.size()) - start);
-    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.front()))) part.remove_prefix(1);
-    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.remove_suffix(1);
-    out.emplace_back(part);
-    start = i + 1;
-  }
-  return out;
-}
-
 /// The class `name` of `text` based on an autograd Function, from its `class` line to the last
 /// line indented deeper; empty when the file has no such class.
 std::string_view functionClass(std::string_view text, const std::string& name) {
@@ -138,7 +110,8 @@ void reportHandedToFunctions(const glue::PyFile& f, std::string_view text, const
     const std::size_t open = static_cast<std::size_t>(m[0].data() - text.data()) + m[0].size() - 1;
     const std::size_t close = plugin_support::closingBracket(text, open);
     if (close >= text.size()) return;
-    const std::vector<std::string> args = topLevelParts(text.substr(open + 1, close - open - 1));
+    const std::vector<std::string> args =
+        plugin_support::topLevelParts(text.substr(open + 1, close - open - 1));
     for (std::size_t k = 0; k < args.size(); ++k)
       if (handles.count(args[k])) handed[str(m[1])].insert(k);
   });
@@ -151,7 +124,8 @@ void reportHandedToFunctions(const glue::PyFile& f, std::string_view text, const
     const auto open = static_cast<std::size_t>(paren.data() - body.data());
     const std::size_t close = plugin_support::closingBracket(body, open);
     if (close >= body.size()) continue;
-    const std::vector<std::string> params = topLevelParts(body.substr(open + 1, close - open - 1));
+    const std::vector<std::string> params =
+        plugin_support::topLevelParts(body.substr(open + 1, close - open - 1));
     std::set<std::string> names;  // forward's parameters the handle binds to (after ctx)
     for (const std::size_t k : positions) {
       if (k + 1 >= params.size()) continue;

@@ -132,7 +132,17 @@ class PythonFile {
     std::map<std::pair<const DefinitionFact*, std::string>, std::string> attributes;
   };
   ExtensionObjects annotatedExtensionObjects() const;
-  /// The innermost function or class (`kind`) holding `r`, or nullptr.
+  /// Objects an extension's factory returned, kept in an attribute: a method of the file that
+  /// returns a call into the extension (`def _native_tcnn_module(self): return
+  /// _C.create_network(…)`) and `self.native_tcnn_module = self._native_tcnn_module()` make
+  /// `native_tcnn_module` such an attribute (factory_attributes_), wherever it is read
+  /// (`ctx.native_tcnn_module.bwd(…)`); handed to an autograd Function of the file
+  /// (`_module_function.apply(self.native_tcnn_module, x)`), the forward's parameter at that
+  /// position holds it (handed_parameters_).
+  void factoryExtensionObjects();
+  /// The extension module behind `c` when it calls a method of such an object
+  /// (`self.native_tcnn_module.fwd(…)`, `native_tcnn_module.fwd(…)` in that forward), or "".
+  std::string factoryObjectCall(const CallFact& c) const;
 
   // ---- autograd Functions (autograd_functions.cpp)
   std::string kernelCall(const CallFact& c) const;
@@ -182,6 +192,9 @@ class PythonFile {
   std::map<std::string, const CallFact*> jit_calls_;  ///< kernel → `triton.jit(local)` applying it
   std::set<std::string> dsl_kernel_names_;            ///< functions of this file in a CUDA-only DSL (OPS-030)
   std::vector<TvmSite> tvm_sites_;                    ///< tvmCudaSites(), OPS-030
+  std::map<std::string, std::string> factory_attributes_;  ///< factoryExtensionObjects(): attribute → module
+  std::map<std::pair<const DefinitionFact*, std::string>, std::string>
+      handed_parameters_;  ///< (forward, name)
 };
 
 }  // namespace custom_ops::python

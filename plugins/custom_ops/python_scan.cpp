@@ -317,6 +317,7 @@ void PythonFile::run() {
   tritonAutotune();
   tritonLaunches();
   tritonApis();
+  factoryExtensionObjects();
   autogradFunctions();
   extensionCalls();  // after the autograd passes: a module they call like a kernel is an extension
   gpuDslKernels();

@@ -1,10 +1,14 @@
 #pragma once
 // Python source read as text, for the passes that scan files without the parsed module (the
 // repository passes of custom_ops and device): where a string literal ends, and which bracket
-// closes an open one.
+// closes an open one, and the top-level parts of a comma-separated list.
 
+#include <algorithm>
+#include <cctype>
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace plugin_support {
 
@@ -46,6 +50,33 @@ inline std::size_t closingBracket(std::string_view s, std::size_t open) {
     if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
   }
   return s.size();
+}
+
+/// The top-level comma-separated parts of `s` (an argument or parameter list without its
+/// brackets), each trimmed of whitespace; brackets and string literals nest.
+inline std::vector<std::string> topLevelParts(std::string_view s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i < s.size()) {
+      const char c = s[i];
+      if (c == '(' || c == '[' || c == '{') {
+        i = closingBracket(s, i);
+        continue;
+      }
+      if (c == '"' || c == '\'') {
+        i = stringEnd(s, i, false);
+        continue;
+      }
+      if (c != ',') continue;
+    }
+    std::string_view part = s.substr(start, std::min(i, s.size()) - start);
+    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.front()))) part.remove_prefix(1);
+    while (!part.empty() && std::isspace(static_cast<unsigned char>(part.back()))) part.remove_suffix(1);
+    out.emplace_back(part);
+    start = i + 1;
+  }
+  return out;
 }
 
 }  // namespace plugin_support
