@@ -93,8 +93,9 @@ void PythonFile::factoryExtensionObjects() {
         const DefinitionFact* owner =
             plugin_support::innermostDefinition(m_, d.range, DefinitionFact::Kind::Class);
         if (!owner || owner->name != cls) continue;
-        const std::string_view header = m_.text(d.range);
-        const std::size_t open = header.find('(');
+        const std::string_view header = m_.text(d.range);  // decorators first, then `def forward(`
+        const std::size_t def = header.find("def ");
+        const std::size_t open = def == std::string_view::npos ? def : header.find('(', def);
         if (open == std::string_view::npos) continue;
         const std::size_t close = plugin_support::closingBracket(header, open);
         const std::vector<std::string> params =

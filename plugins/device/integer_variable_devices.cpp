@@ -2,7 +2,6 @@
 
 #include "integer_variable_devices.hpp"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -105,7 +104,7 @@ void checkIntegerVariableDevices(const Module& module, const RuleInfo& rule, Fin
   for (const CallFact& c : module.calls()) {
     for (const ArgumentFact& a : c.args) {
       if (a.kind != ValueKind::Name || a.text.find('.') != std::string::npos) continue;
-      // torch.cuda's own calls take the index (`memory_reserved(device=i)`), and so do torch.npu's.
+      // torch.cuda's own calls take the index (`memory_reserved(device=i)`), as torch_npu's do.
       if (c.callee_resolved.rfind("torch.cuda.", 0) == 0) continue;
       const std::string shown = deviceUse(module, c, a, a.text);
       if (shown.empty()) continue;
