@@ -93,13 +93,8 @@ void PythonFile::factoryExtensionObjects() {
         const DefinitionFact* owner =
             plugin_support::innermostDefinition(m_, d.range, DefinitionFact::Kind::Class);
         if (!owner || owner->name != cls) continue;
-        const std::string_view header = m_.text(d.range);  // decorators first, then `def forward(`
-        const std::size_t def = header.find("def ");
-        const std::size_t open = def == std::string_view::npos ? def : header.find('(', def);
-        if (open == std::string_view::npos) continue;
-        const std::size_t close = plugin_support::closingBracket(header, open);
         const std::vector<std::string> params =
-            plugin_support::topLevelParts(header.substr(open + 1, close - open - 1));
+            plugin_support::topLevelParts(plugin_support::parameterList(m_.text(d.range)));
         const auto at = static_cast<std::size_t>(a.index) + 1;  // past ctx
         if (at >= params.size()) continue;
         const std::string name = params[at].substr(0, params[at].find_first_of(":= \t"));

@@ -23,13 +23,8 @@ using namespace migrate::sdk;
 /// Whether `name` is a parameter of the function `scope` (its whole parameter list, annotations
 /// and defaults included: a bare word of the list is enough to leave the name alone).
 bool isParameter(const Module& module, const DefinitionFact& scope, const std::string& name) {
-  const std::string_view text = module.text(scope.range);
-  const std::size_t def = text.find("def ");
-  const std::size_t open = def == std::string_view::npos ? def : text.find('(', def);
-  if (open == std::string_view::npos) return true;
-  const std::size_t close = plugin_support::closingBracket(text, open);
   const RE2 word("\\b" + RE2::QuoteMeta(name) + "\\b", plugin_support::bytePattern());
-  return RE2::PartialMatch(text.substr(open, close - open), word);
+  return RE2::PartialMatch(plugin_support::parameterList(module.text(scope.range)), word);
 }
 
 /// The first binding that makes a variable an integer: where its line starts, and for

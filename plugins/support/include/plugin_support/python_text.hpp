@@ -1,7 +1,8 @@
 #pragma once
 // Python source read as text, for the passes that scan files without the parsed module (the
 // repository passes of custom_ops and device): where a string literal ends, and which bracket
-// closes an open one, and the top-level parts of a comma-separated list.
+// closes an open one, a definition's parameter list, and the top-level parts of a comma-separated
+// list.
 
 #include <algorithm>
 #include <cctype>
@@ -50,6 +51,15 @@ inline std::size_t closingBracket(std::string_view s, std::size_t open) {
     if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
   }
   return s.size();
+}
+
+/// The parameter list of the first `def` in `s` (a definition's source, decorators first), without
+/// its brackets; empty when `s` holds no `def name(`.
+inline std::string_view parameterList(std::string_view s) {
+  const std::size_t def = s.find("def ");
+  const std::size_t open = def == std::string_view::npos ? def : s.find('(', def);
+  if (open == std::string_view::npos) return {};
+  return s.substr(open + 1, closingBracket(s, open) - open - 1);
 }
 
 /// The top-level comma-separated parts of `s` (an argument or parameter list without its
