@@ -20,7 +20,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/collectives.yaml",  // DIST-019..023
     "rules/device_mesh.yaml",  // DIST-024..025
     "rules/apex_nccl.yaml",    // DIST-027..029
-    "rules/third_party.yaml",  // DIST-030..036, DIST-038, DIST-040
+    "rules/third_party.yaml",  // DIST-030..036, DIST-038, DIST-040, DIST-041
 };
 
 class DistributedPlugin final : public Plugin {
