@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "plugin_support/definitions.hpp"
+
 namespace device {
 namespace {
 
@@ -30,13 +32,28 @@ bool isDictKey(std::string_view src, const SourceRange& r) {
          src[after] == ':';
 }
 
+/// `resources["GPU"] = n`, `ray.cluster_resources()["GPU"]`, `available.get("GPU", 0)`: the key
+/// of a resource dict read or written by subscript, or the key a dict method looks up.
+bool isResourceLookup(const StringFact& s) {
+  if (s.context == StringContext::Subscript) return true;
+  return s.context == StringContext::PositionalArg && s.arg_index == 0 && s.method_on_value &&
+         (s.method == "get" || s.method == "pop" || s.method == "setdefault");
+}
+
 }  // namespace
 
 void checkRayGpuBundles(const Module& module, const RuleInfo& rule, FindingSink& sink) {
   if (!importsRay(module)) return;
   for (const StringFact& s : module.strings()) {
     if (s.value != "GPU" || s.fstring || s.context == StringContext::Docstring ||
-        s.context == StringContext::Message || !isDictKey(module.source(), s.range))
+        s.context == StringContext::Message || !(isDictKey(module.source(), s.range) || isResourceLookup(s)))
+      continue;
+    // The function around it (the module at top level) names the "NPU" resource too: a choice
+    // by device (`info.get("GPU", 0) if "GPU" in info else info.get("NPU", 0)`).
+    const DefinitionFact* scope =
+        plugin_support::innermostDefinition(module, s.range, DefinitionFact::Kind::Function);
+    const std::string_view around = scope ? module.text(scope->range) : module.source();
+    if (around.find("\"NPU\"") != std::string_view::npos || around.find("'NPU'") != std::string_view::npos)
       continue;
     Finding finding =
         findingFrom(rule, std::string(module.path()), s.range, "\"GPU\"", {}, {{"value", "GPU"}});
