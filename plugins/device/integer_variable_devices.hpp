@@ -17,10 +17,14 @@ namespace device {
 /// integer literal, integer arithmetic of itself and other names (`(v + 1) % n`), a `for v in
 /// range(…)` or `for v, _ in enumerate(…)` loop, `t.get_device()` — with at least one binding
 /// that is not arithmetic. A variable bound by `t.get_device()` gets one finding, on that call:
-/// `t.device` is the fix for every use. Not reported: arguments of torch.cuda's own calls, which take the
-/// index
-/// (`memory_reserved(device=i)`), and uses a rank-like name rule reports. `torch.cuda.current_device()`
-/// is no binding here: DEV-001 reports it where it is read, and the dev labels fix it there.
+/// `t.device` is the fix for every use. Not reported: arguments of torch.cuda's own calls, which
+/// take the index (`memory_reserved(device=i)`), and uses a rank-like name rule reports.
+/// `torch.cuda.current_device()` is no binding here: DEV-001 reports it where it is read, and the
+/// dev labels fix it there.
+/// A name the function reads without binding it is looked up at the module's top level (a
+/// constant `MAIN_CARD = 0`, unless a `global` statement lets a function rebind it), and `self.X` /
+/// `cls.X` in the class body (`device_for_inference = 0`, bound once, never `self.X =`): those get
+/// one finding, on the binding.
 void checkIntegerVariableDevices(const migrate::sdk::Module& module, const migrate::sdk::RuleInfo& rule,
                                  migrate::sdk::FindingSink& sink);
 
