@@ -25,6 +25,9 @@ struct ArgConstraint {
   std::optional<sdk::ValueKind> kind;
   std::optional<Pattern> value;
   bool absent = false;  ///< matches a call without this argument (and without `*`/`**` splats)
+  /// With kind/regex: also a call without the argument (and without splats), whose library
+  /// default is the matched value (`cuda=True` or `cuda` left out when its default is True).
+  bool or_absent = false;
 };
 
 struct StringPosition {

@@ -39,19 +39,22 @@ sdk::ValueKind valueKind(const Reader& r, const YAML::Node& n) {
 
 /// `args`: a constraint on one argument of the matched call.
 ArgConstraint readArgs(const Reader& r, const YAML::Node& a) {
-  r.checkKeys(a, {"index", "keyword", "kind", "regex", "absent"}, "args");
+  r.checkKeys(a, {"index", "keyword", "kind", "regex", "absent", "or_absent"}, "args");
   ArgConstraint c;
   if (a["index"]) c.index = static_cast<int>(r.integer(a["index"], "args.index"));
   if (a["keyword"]) c.keyword = r.string(a["keyword"], "args.keyword");
   if (a["kind"]) c.kind = valueKind(r, a["kind"]);
   if (a["regex"]) c.value = pattern(r, a["regex"], "args.regex");
   if (a["absent"]) c.absent = r.boolean(a["absent"], "args.absent");
+  if (a["or_absent"]) c.or_absent = r.boolean(a["or_absent"], "args.or_absent");
   if (c.absent && (c.kind || c.value))
     r.fail(a, "args.absent takes no kind or regex: it matches calls without the argument");
-  // A parameter that may be passed by position or by name: both, for absent only.
+  if (c.or_absent && (c.absent || !(c.kind || c.value)))
+    r.fail(a, "args.or_absent needs a kind or regex (the library default it stands for) and no absent");
+  // A parameter that may be passed by position or by name: both, for absent and or_absent only.
   const bool both = c.index >= 0 && !c.keyword.empty();
-  if ((c.index < 0 && c.keyword.empty()) || (both && !c.absent))
-    r.fail(a, "args names exactly one of index or keyword (both only with absent: true)");
+  if ((c.index < 0 && c.keyword.empty()) || (both && !c.absent && !c.or_absent))
+    r.fail(a, "args names exactly one of index or keyword (both only with absent or or_absent: true)");
   return c;
 }
 

@@ -140,7 +140,7 @@ bool argMatches(const ArgConstraint& c, const sdk::CallFact& call, const sdk::Mo
     if (c.kind == sdk::ValueKind::Name && importedName(module, a.text)) return false;
     return true;
   }
-  return c.absent && !call.splat;
+  return (c.absent || c.or_absent) && !call.splat;
 }
 
 /// A finding whose rule constrains an argument the call passes (`create_block_mask(…,
