@@ -97,6 +97,11 @@ std::string PythonFile::kernelReference(const sdk::AttributeFact& a) const {
       !extension_names_.count(rootPart(a.receiver_written)))
     return {};
   if (dualBuildCpuKernel(a.name) || constantName(a.name)) return {};
+  // `cuda_ext.none_tensor` where `cuda_ext` is a Python module of the repository (its wrappers
+  // are called, and those calls are reported): a value that module defines, not a kernel.
+  const std::string root = rootPart(a.receiver_written);
+  for (const auto& imp : m_.imports())
+    if (imp.bound == root && m_.isProjectModule(imp.target)) return {};
   return a.receiver_written + "." + a.name;
 }
 
