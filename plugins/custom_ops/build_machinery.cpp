@@ -526,6 +526,8 @@ void PythonFile::extensionCalls() {
   instances.insert(objects.parameters.begin(), objects.parameters.end());
   auto reportCall = [&](const CallFact& c, const std::string& module, std::string function) {
     if (dataTypeName(lastPart(c.callee_written))) return;  // `Config(…)`: settings, no kernel
+    // `deform_conv_cpu.deform_conv_forward_cpu(…)`: a dual build's CPU kernel, no CUDA.
+    if (dualBuildCpuKernel(lastPart(c.callee_written))) return;
     auto f = rules_.make(kExtensionCall, std::string(m_.path()), c.name_range, c.callee_written,
                          c.callee_resolved, {{"value", module}});
     if (f) f->details = {{"module", module}, {"function", std::move(function)}};
