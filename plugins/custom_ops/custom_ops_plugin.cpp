@@ -21,7 +21,7 @@ constexpr const char* kRuleFiles[] = {
     "rules/cuda_libraries.yaml",   // OPS-005..012
     "rules/build_bindings.yaml",   // OPS-013..020
     "rules/triton.yaml",           // OPS-021..026
-    "rules/python_glue.yaml",      // OPS-027..030
+    "rules/python_glue.yaml",      // OPS-027..030, OPS-041, OPS-043, OPS-047, OPS-048
     "rules/build_machinery.yaml",  // OPS-031..040, OPS-044..046
 };
 

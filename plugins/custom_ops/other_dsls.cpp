@@ -1,9 +1,11 @@
 // Kernels written in other CUDA-only Python DSLs: numba.cuda, cuTile, CuTe DSL, CuPy, PyCUDA,
-// NVIDIA Warp, NVRTC, and TVM built for its cuda target (OPS-030).
+// NVIDIA Warp, NVRTC, and TVM built for its cuda target (OPS-030); CUDA C kernels written in a
+// Python string that the repository's own JIT compiles (OPS-048).
 
 #include <algorithm>
 #include <string>
 
+#include "byte_regex.hpp"
 #include "kernel_advice.hpp"
 #include "python_file.hpp"
 
@@ -11,6 +13,7 @@ namespace custom_ops::python {
 namespace {
 
 constexpr const char* kGpuDsl = "OPS-030";
+constexpr const char* kInlineCudaSource = "OPS-048";
 
 /// Python kernel DSLs that compile for NVIDIA GPUs only: decorators, and classes/functions that
 /// compile CUDA source text.
@@ -152,6 +155,34 @@ void PythonFile::gpuDslKernels() {
     if (!f) continue;
     f->details = {{"dsl", "TVM"}, {"replacement_path", path}, {"language", "python-dsl"}};
     report(std::move(f));
+  }
+}
+
+void PythonFile::inlineCudaSources() {
+  if (m_.source().find("__global__") == std::string_view::npos) return;
+  // `extern "C" __global__ __launch_bounds__(1024) void execute(…)`: a kernel's definition.
+  static const RE2 kKernel(R"((__global__)\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\()",
+                           bytePattern());
+  for (const auto& s : m_.strings()) {
+    if (s.context == sdk::StringContext::Docstring || s.context == sdk::StringContext::Message) continue;
+    // Handed to a compiler OPS-030 or the extension builds report at the call.
+    if (std::any_of(std::begin(kDslCalls), std::end(kDslCalls),
+                    [&](const Dsl& d) { return s.callee == d.name; }) ||
+        s.callee == "torch.utils.cpp_extension.load_inline")
+      continue;
+    const std::string_view text = m_.text(s.range);
+    re2::StringPiece rest(text.data(), text.size());
+    re2::StringPiece keyword, name;
+    while (RE2::FindAndConsume(&rest, kKernel, &keyword, &name)) {
+      const auto at = static_cast<std::uint32_t>(s.range.start_byte + (keyword.data() - text.data()));
+      const sdk::SourceRange site = lines_.range(at, at + 10);
+      auto f = rules_.make(kInlineCudaSource, std::string(m_.path()), site, "__global__ " + std::string(name),
+                           {}, {{"value", std::string(name)}});
+      if (f)
+        f->details = {
+            {"kernel", std::string(name)}, {"group", std::string(name)}, {"language", "cuda-c-string"}};
+      report(std::move(f));
+    }
   }
 }
 

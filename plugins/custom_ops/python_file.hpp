@@ -114,6 +114,9 @@ class PythonFile {
 
   // ---- kernels in other CUDA-only Python DSLs (other_dsls.cpp)
   void gpuDslKernels();
+  /// CUDA C kernels defined in the file's string literals (`extern "C" __global__ void f(...)`)
+  /// that no known compiler call takes (OPS-048): a JIT of the repository's own compiles them.
+  void inlineCudaSources();
   /// TVM used as a CUDA kernel toolchain: its nvcc wrapper imported or called, and in a file that
   /// does so (or names the cuda target) the builds and loads of the compiled kernel module.
   struct TvmSite {

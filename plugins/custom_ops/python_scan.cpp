@@ -321,6 +321,7 @@ void PythonFile::run() {
   autogradFunctions();
   extensionCalls();  // after the autograd passes: a module they call like a kernel is an extension
   gpuDslKernels();
+  inlineCudaSources();
 }
 
 void PythonFile::report(std::optional<sdk::Finding> f) {
