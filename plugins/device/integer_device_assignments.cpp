@@ -64,10 +64,12 @@ void checkIntegerDeviceAssignments(const Module& module, const RuleInfo& rule, F
   const std::string_view src = module.source();
   if (src.find("device") == std::string_view::npos) return;
   // One statement per line: a target named device (through any chain, with an optional
-  // annotation), then a rank-like name or chain, or int() of the launcher's rank variables.
+  // annotation, or a "device" key: `kwargs["device"] = …`), then a rank-like name or chain, or
+  // int() of the launcher's rank variables.
   static const RE2 kAssignment(
-      R"((?m)^[ \t]*((?:[A-Za-z_]\w*\.)*device)[ \t]*(?::[ \t]*[\w.\[\], ]+)?=[ \t]*)"  // the target
-      R"(()"                                                                            // the value:
+      R"((?m)^[ \t]*((?:[A-Za-z_]\w*\.)*device|[A-Za-z_][\w.]*\[[ \t]*['"]device['"][ \t]*\]))"  // the target
+      R"([ \t]*(?::[ \t]*[\w.\[\], ]+)?=[ \t]*)"
+      R"(()"  // the value:
       R"((?:[A-Za-z_]\w*\.)*(?:local_rank|rank|device_id|gpu_id|local_gpu_id|gpu_index|gpu_rank|local_device_id))"
       R"(|int\([ \t]*os\.(?:environ\.get|getenv)\([ \t]*['"](?:LOCAL_RANK|RANK)['"][^)\n]*\)[ \t]*\))"
       R"(|int\([ \t]*os\.environ\[[ \t]*['"](?:LOCAL_RANK|RANK)['"][ \t]*\][ \t]*\))"
@@ -84,7 +86,7 @@ void checkIntegerDeviceAssignments(const Module& module, const RuleInfo& rule, F
     const auto end = static_cast<std::uint32_t>(begin + value.size());
     if (inString(module, begin)) continue;
     const std::string name(target.data(), target.size());
-    if (name.find('.') == std::string::npos && onlySelectsTheCard(module, name, end)) continue;
+    if (name.find_first_of(".[") == std::string::npos && onlySelectsTheCard(module, name, end)) continue;
     const std::string text(value.data(), value.size());
     sink.report(
         findingFrom(rule, std::string(module.path()), index.range(begin, end), text, {}, {{"value", text}}));
