@@ -102,6 +102,11 @@ std::string PythonFile::kernelReference(const sdk::AttributeFact& a) const {
   const std::string root = rootPart(a.receiver_written);
   for (const auto& imp : m_.imports())
     if (imp.bound == root && m_.isProjectModule(imp.target)) return {};
+  // `wkv_kernel.context_size = n` … `wkv_kernel.context_size`: an attribute the file sets on the
+  // loaded module itself, Python state, not a kernel.
+  const RE2 set_here("(?m)^[ \\t]*" + RE2::QuoteMeta(a.receiver_written + "." + a.name) + "[ \\t]*=[^=]",
+                     bytePattern());
+  if (RE2::PartialMatch(m_.source(), set_here)) return {};
   return a.receiver_written + "." + a.name;
 }
 
