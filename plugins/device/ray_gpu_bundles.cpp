@@ -50,9 +50,7 @@ void checkRayGpuBundles(const Module& module, const RuleInfo& rule, FindingSink&
       continue;
     // The function around it (the module at top level) names the "NPU" resource too: a choice
     // by device (`info.get("GPU", 0) if "GPU" in info else info.get("NPU", 0)`).
-    const DefinitionFact* scope =
-        plugin_support::innermostDefinition(module, s.range, DefinitionFact::Kind::Function);
-    const std::string_view around = scope ? module.text(scope->range) : module.source();
+    const std::string_view around = plugin_support::functionTextAround(module, s.range);
     if (around.find("\"NPU\"") != std::string_view::npos || around.find("'NPU'") != std::string_view::npos)
       continue;
     Finding finding =

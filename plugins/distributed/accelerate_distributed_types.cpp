@@ -29,9 +29,7 @@ void checkAccelerateDistributedTypes(const Module& module, const RuleTable& rule
   for (const ReferenceFact& r : module.references()) {
     if (!isMultiGpu(r.resolved)) continue;
     // The function around it (the module at top level) names the NPU type too: a per-device choice.
-    const DefinitionFact* scope =
-        plugin_support::innermostDefinition(module, r.range, DefinitionFact::Kind::Function);
-    const std::string_view around = scope ? module.text(scope->range) : src;
+    const std::string_view around = plugin_support::functionTextAround(module, r.range);
     if (around.find("MULTI_NPU") != std::string_view::npos) continue;
     sink.report(findingFrom(*rules.accelerate_multi_gpu, std::string(module.path()),
                             lines.range(r.range.start_byte, r.range.end_byte), r.written, r.resolved));

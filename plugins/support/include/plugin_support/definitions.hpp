@@ -2,6 +2,7 @@
 // The definitions of a parsed module read by position: which function or class holds a place.
 
 #include <cstdint>
+#include <string_view>
 
 #include "migrate/sdk/module.hpp"
 #include "migrate/sdk/source_range.hpp"
@@ -27,6 +28,15 @@ inline const migrate::sdk::DefinitionFact* innermostFunction(const migrate::sdk:
   migrate::sdk::SourceRange at;
   at.start_byte = at.end_byte = offset;
   return innermostDefinition(module, at, migrate::sdk::DefinitionFact::Kind::Function);
+}
+
+/// The text of the innermost function holding `r`, or the whole module at module level: the scope
+/// a check searches for the NPU counterpart of what it found (`MULTI_NPU`, `"NPU"`).
+inline std::string_view functionTextAround(const migrate::sdk::Module& module,
+                                           const migrate::sdk::SourceRange& r) {
+  const migrate::sdk::DefinitionFact* scope =
+      innermostDefinition(module, r, migrate::sdk::DefinitionFact::Kind::Function);
+  return scope ? module.text(scope->range) : module.source();
 }
 
 }  // namespace plugin_support
