@@ -3,9 +3,8 @@
 // is data (rules/*.yaml); the checks a rule cannot say are in device_string_asserts.hpp,
 // lightning_auto_accelerator.hpp, ray_gpu_bundles.hpp, integer_device_assignments.hpp,
 // integer_variable_devices.hpp, spawned_worker_devices.hpp,
-// device_parameter_calls.hpp (across files), script_device.hpp (shell launch scripts) and
-// config_device.hpp (YAML configuration files).
-// See README.md for one entry per rule id.
+// device_parameter_calls.hpp and lightning_accelerator_options.hpp (across files), script_device.hpp (shell
+// launch scripts) and config_device.hpp (YAML configuration files). See README.md for one entry per rule id.
 
 #include "config_device.hpp"
 #include "device_embedded_rules.hpp"
@@ -14,6 +13,7 @@
 #include "diffusers_offload.hpp"
 #include "integer_device_assignments.hpp"
 #include "integer_variable_devices.hpp"
+#include "lightning_accelerator_options.hpp"
 #include "lightning_auto_accelerator.hpp"
 #include "migrate/sdk/plugin.hpp"
 #include "ray_gpu_bundles.hpp"
@@ -54,6 +54,7 @@ class DevicePlugin final : public Plugin {
   void configure(const PluginContext& context) override {
     device_string_assert_ = &context.requireRule("DEV-052");
     lightning_auto_accelerator_ = &context.requireRule("DEV-060");
+    lightning_cuda_accelerator_ = context.rule("DEV-049");
     ray_gpu_bundle_ = &context.requireRule("DEV-069");
     integer_device_ = &context.requireRule("DEV-076");
     spawned_worker_device_ = &context.requireRule("DEV-095");
@@ -79,10 +80,13 @@ class DevicePlugin final : public Plugin {
   }
 
   /// Rank-like arguments of the repository's functions' `device` parameter
-  /// (device_parameter_calls.hpp), diffusers' offload on its old CUDA default (diffusers_offload.hpp), shell
-  /// launch scripts (script_device.hpp) and YAML configuration files (config_device.hpp).
+  /// (device_parameter_calls.hpp), `--accelerator` options left on "auto" or "gpu" for Lightning
+  /// (lightning_accelerator_options.hpp), diffusers' offload on its old CUDA default (diffusers_offload.hpp),
+  /// shell launch scripts (script_device.hpp) and YAML configuration files (config_device.hpp).
   void analyzeRepository(const WorkspaceView& workspace, FindingSink& sink) const override {
     if (device_parameter_) device::checkDeviceParameterCalls(workspace, *device_parameter_, sink);
+    device::checkLightningAcceleratorOptions(workspace, lightning_auto_accelerator_,
+                                             lightning_cuda_accelerator_, sink);
     if (diffusers_offload_) device::checkDiffusersOffload(workspace, *diffusers_offload_, sink);
     device::checkScripts(workspace, scripts_, sink);
     device::checkConfigFiles(workspace, configs_, sink);
@@ -91,6 +95,7 @@ class DevicePlugin final : public Plugin {
  private:
   const RuleInfo* device_string_assert_ = nullptr;        ///< DEV-052, set by configure()
   const RuleInfo* lightning_auto_accelerator_ = nullptr;  ///< DEV-060, set by configure()
+  const RuleInfo* lightning_cuda_accelerator_ = nullptr;  ///< DEV-049, set by configure(); null when disabled
   const RuleInfo* ray_gpu_bundle_ = nullptr;              ///< DEV-069, set by configure()
   const RuleInfo* integer_device_ = nullptr;              ///< DEV-076, set by configure()
   const RuleInfo* spawned_worker_device_ = nullptr;       ///< DEV-095, set by configure()
