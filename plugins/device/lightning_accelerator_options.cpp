@@ -19,14 +19,10 @@ namespace {
 using namespace migrate::sdk;
 using plugin_support::bytePattern;
 
-bool endsWith(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 /// Lightning's own packages: a repository that holds one is Lightning itself.
 bool lightningPackage(std::string_view path) {
-  return endsWith(path, "pytorch_lightning/__init__.py") || endsWith(path, "lightning/pytorch/__init__.py") ||
-         endsWith(path, "lightning_fabric/__init__.py") || endsWith(path, "lightning/fabric/__init__.py");
+  return path.ends_with("pytorch_lightning/__init__.py") || path.ends_with("lightning/pytorch/__init__.py") ||
+         path.ends_with("lightning_fabric/__init__.py") || path.ends_with("lightning/fabric/__init__.py");
 }
 
 /// A file's `--accelerator` options with the default "auto" or "gpu".
