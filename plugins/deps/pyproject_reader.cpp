@@ -1,7 +1,8 @@
 // pyproject.toml: a small TOML reader for what dependency lists need (tables, array tables, dotted
 // and quoted keys, strings of all four kinds, arrays over several lines, inline tables), and the
 // places dependencies are written: [project], [build-system], [dependency-groups], poetry, pdm,
-// uv, hatch, pixi; package indexes of poetry/uv/pdm; setuptools' dynamic `file =` lists.
+// uv, hatch, pixi (a poetry or pixi dependency also in a table of its own); package indexes of
+// poetry/uv/pdm; setuptools' dynamic `file =` lists.
 
 #include <algorithm>
 #include <cctype>
@@ -44,6 +45,7 @@ const TomlValue* TomlValue::get(std::string_view key) const {
 struct Assignment {
   std::vector<std::string> path;  ///< table header + key
   std::size_t table_depth = 0;    ///< how many leading segments come from the header
+  std::uint32_t table_begin = 0;  ///< where that header starts (its `[`)
   std::uint32_t key_begin = 0;
   TomlValue value;
 };
@@ -61,11 +63,13 @@ class TomlReader {
   std::vector<Assignment> read(std::optional<ParseError>& error) {
     std::vector<Assignment> out;
     std::vector<std::string> table;
+    std::uint32_t table_begin = 0;
     try {
       while (true) {
         skipBlank();
         if (p_ >= t_.size()) break;
         if (t_[p_] == '[') {
+          table_begin = static_cast<std::uint32_t>(p_);
           const bool array = p_ + 1 < t_.size() && t_[p_ + 1] == '[';
           p_ += array ? 2 : 1;
           skipSpaces();
@@ -84,6 +88,7 @@ class TomlReader {
         skipSpaces();
         a.path = table;
         a.table_depth = table.size();
+        a.table_begin = table_begin;
         a.path.insert(a.path.end(), k.begin(), k.end());
         a.value = value();
         endOfLine();
@@ -325,11 +330,41 @@ class PyprojectInterpreter {
           (a.path == std::vector<std::string>{"project", "name"} ||
            a.path == std::vector<std::string>{"tool", "poetry", "name"}))
         out_.self_names.insert(self_ = normalizeName(a.value.str));
-    for (const Assignment& a : assignments) visit(a.path, a.key_begin, a.value);
+    std::map<std::vector<std::string>, Assignment> own_tables;
+    for (const Assignment& a : assignments) {
+      if (!ownTableDependency(a)) {
+        visit(a.path, a.key_begin, a.value);
+        continue;
+      }
+      // `[tool.poetry.dependencies.jax]` with `version = …` and `extras = ["cuda12"]` on lines of
+      // their own: the same dependency as `jax = {version = …, extras = […]}`, from its header to its
+      // last value.
+      Assignment& table = own_tables[std::vector<std::string>(a.path.begin(), a.path.end() - 1)];
+      if (table.value.kind != TomlValue::Kind::Table) {
+        table.key_begin = a.table_begin;
+        table.value.kind = TomlValue::Kind::Table;
+        table.value.begin = a.table_begin;
+      }
+      table.value.entries.push_back({{a.path.back()}, a.key_begin, a.value});
+      table.value.end = std::max(table.value.end, a.value.end);
+    }
+    for (const auto& [path, table] : own_tables)
+      keyedDependency(path, table.key_begin, table.value,
+                      path[1] == "pixi" && path[path.size() - 2] != "pypi-dependencies");
     uvSources(assignments);
   }
 
  private:
+  /// A key of a dependency's own table (`[tool.poetry.dependencies.NAME]`,
+  /// `[tool.poetry.group.G.dependencies.NAME]`, pixi's alike) rather than of an inline table.
+  static bool ownTableDependency(const Assignment& a) {
+    const std::size_t n = a.path.size();
+    return n >= 5 && a.table_depth == n - 1 && a.path[0] == "tool" &&
+           isOneOf(a.path[1], {"poetry", "pixi"}) &&
+           isOneOf(a.path[n - 3],
+                   {"dependencies", "dev-dependencies", "pypi-dependencies", "build-dependencies"});
+  }
+
   void visit(const std::vector<std::string>& path, std::uint32_t key_begin, const TomlValue& v) {
     const std::size_t n = path.size();
     const std::string last = n ? path[n - 1] : "";
