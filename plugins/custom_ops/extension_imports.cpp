@@ -302,6 +302,9 @@ bool looksLikeExtensionModule(std::string_view target) {
                                                 "on_",    "init_",   "maybe_",   "all_",  "no_"};
   for (const char* p : kHelperPrefixes)
     if (startsWith(last, p)) return false;
+  // A predicate named for what it tests (`backend_supports_cuda`, `device_supports_cuda`): a helper
+  // function, whichever module it is imported from.
+  if (startsWith(last, "supports_") || last.find("_supports_") != std::string::npos) return false;
   return endsWith(last, "_cuda") || endsWith(last, "cuda_ext") || endsWith(last, "_cuda_kernel") ||
          endsWith(last, "_cuda_kernels") || endsWith(last, "cuda_ops") || startsWith(last, "cuda_ext");
 }

@@ -7,8 +7,8 @@
 // (`--nproc_per_node=gpu`, DEV-079), and a CUDA device passed as a command's option
 // (`--device cuda:0`, DEV-023, renamed to npu as in Python), and nvidia-smi run as a command
 // (`n_gpu=$(nvidia-smi -L | wc -l)`, DEV-040; a test for the command's presence, `command -v
-// nvidia-smi`, is a probe whose false answer is right on an NPU host). Comments and echo/printf
-// lines are prose.
+// nvidia-smi`, is a probe whose false answer is right on an NPU host, unless the script stops when
+// it fails: `have_cmd nvidia-smi || die …`). Comments and echo/printf lines are prose.
 
 #include "script_device.hpp"
 
@@ -71,6 +71,12 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
   // make's `$(shell …)`, or a command prefix held in a variable: `${CONDA_RUN} nvidia-smi`).
   static const RE2 kSmi(R"((?:^\s*(?:\$\{?\w+\}?\s+)?|[;&|(`]\s*|/|\(shell\s+)(nvidia-smi[^;&|)`]*))",
                         plugin_support::bytePattern());
+  // A presence test of nvidia-smi whose failure ends the script (`have_cmd nvidia-smi || die …`,
+  // `command -v nvidia-smi >/dev/null || { echo …; exit 1; }`): the script requires it, so an NPU
+  // host stops there. Without such an ending the test is a probe (above).
+  static const RE2 kSmiRequired(
+      R"(((?:^\s*|[;&(]\s*)(?:!\s*)?[A-Za-z_][\w-]*(?:\s+-\w+)*\s+(nvidia-smi)\b[^|;]*\|\|\s*(?:\{[^}]*)?\b(?:die|exit|fail\w*|abort|fatal)\b))",
+      plugin_support::bytePattern());
   const LineIndex index(text);
   plugin_support::forEachShellCodeLine(text, [&](std::size_t offset, const std::string& code) {
     auto rangeOf = [&](const re2::StringPiece& m) {
@@ -117,14 +123,21 @@ void scanScript(const std::string& path, const std::string& text, const ScriptRu
         f.edits.push_back({b, b + 4, "npu"});
         sink.report(std::move(f));
       });
-    if (rules.smi != nullptr)
+    if (rules.smi != nullptr) {
       if (re2::StringPiece command; RE2::PartialMatch(code, kSmi, &command)) {
         const std::string value = plugin_support::str(command);
         const std::string trimmed = value.substr(0, value.find_last_not_of(" \t") + 1);
         Finding f = findingFrom(*rules.smi, path, rangeOf(command), trimmed, {}, {{"value", trimmed}});
         f.details = {{"file_kind", "script"}};
         sink.report(std::move(f));
+      } else if (re2::StringPiece check, required; RE2::PartialMatch(code, kSmiRequired, &check, &required)) {
+        std::string value = plugin_support::str(check);
+        value.erase(0, value.find_first_not_of(" \t;&("));
+        Finding f = findingFrom(*rules.smi, path, rangeOf(required), value, {}, {{"value", value}});
+        f.details = {{"file_kind", "script"}, {"context", "required: the script stops without it"}};
+        sink.report(std::move(f));
       }
+    }
     if (rules.nproc_by_cuda != nullptr)
       if (re2::StringPiece flag; RE2::PartialMatch(code, kNprocByCuda, &flag)) {
         Finding f = findingFrom(*rules.nproc_by_cuda, path, rangeOf(flag), plugin_support::str(flag), {},
