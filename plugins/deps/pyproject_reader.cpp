@@ -330,7 +330,7 @@ class PyprojectInterpreter {
           (a.path == std::vector<std::string>{"project", "name"} ||
            a.path == std::vector<std::string>{"tool", "poetry", "name"}))
         out_.self_names.insert(self_ = normalizeName(a.value.str));
-    std::map<std::vector<std::string>, Assignment> own_tables;
+    std::map<std::vector<std::string>, TomlValue> own_tables;
     for (const Assignment& a : assignments) {
       if (!ownTableDependency(a)) {
         visit(a.path, a.key_begin, a.value);
@@ -339,17 +339,16 @@ class PyprojectInterpreter {
       // `[tool.poetry.dependencies.jax]` with `version = …` and `extras = ["cuda12"]` on lines of
       // their own: the same dependency as `jax = {version = …, extras = […]}`, from its header to its
       // last value.
-      Assignment& table = own_tables[std::vector<std::string>(a.path.begin(), a.path.end() - 1)];
-      if (table.value.kind != TomlValue::Kind::Table) {
-        table.key_begin = a.table_begin;
-        table.value.kind = TomlValue::Kind::Table;
-        table.value.begin = a.table_begin;
+      TomlValue& table = own_tables[std::vector<std::string>(a.path.begin(), a.path.end() - 1)];
+      if (table.kind != TomlValue::Kind::Table) {
+        table.kind = TomlValue::Kind::Table;
+        table.begin = a.table_begin;
       }
-      table.value.entries.push_back({{a.path.back()}, a.key_begin, a.value});
-      table.value.end = std::max(table.value.end, a.value.end);
+      table.entries.push_back({{a.path.back()}, a.key_begin, a.value});
+      table.end = std::max(table.end, a.value.end);
     }
     for (const auto& [path, table] : own_tables)
-      keyedDependency(path, table.key_begin, table.value,
+      keyedDependency(path, table.begin, table,
                       path[1] == "pixi" && path[path.size() - 2] != "pypi-dependencies");
     uvSources(assignments);
   }
