@@ -154,6 +154,22 @@ TEST_F(VerifyReuse, ARunKeepsWhatDidNotChangeAndRerunsWhatDid) {
       << added.dump(1);
   EXPECT_EQ(checks(added)["function/test:tests/test_new.py::test_new"]["status"], "passed");
 
+  // A setting of the tests re-runs the tests alone, a precision check of the user's the precision
+  // stage alone: the imports and the kit's checks keep their results.
+  const json slower = runInto("out", "--set verify.tests.per_test_timeout=90");
+  std::set<std::string> tests_only;
+  for (const auto& [name, c] : checks(slower))
+    if (c["stage"] == "function" && c["check"].get<std::string>().rfind("test", 0) == 0)
+      tests_only.insert(name);
+  EXPECT_EQ(ran(slower), tests_only) << slower.dump(1);
+  EXPECT_EQ(tests_only.size(), 6u) << "five tests of three files and the suite: " << slower.dump(1);
+  const json precision =
+      runInto("out", "--set verify.tests.per_test_timeout=90 --set " +
+                         quote("verify.precision=[{name: own, command: 'true', outputs: [x.json]}]"));
+  EXPECT_FALSE(ran(precision).empty());
+  for (const std::string& name : ran(precision)) EXPECT_EQ(name.rfind("precision/", 0), 0u) << name;
+  EXPECT_EQ(checks(precision)["imports/shop.core"]["reused"], true);
+
   // --rerun-verify runs everything.
   const json all = runInto("out", "--rerun-verify");
   EXPECT_EQ(all["summary"]["reused"], 0) << all.dump(1);

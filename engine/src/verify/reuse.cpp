@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
@@ -49,9 +50,31 @@ bool kitCheck(const std::string& check) {
 
 }  // namespace
 
-CheckKeys::CheckKeys(std::string common, const std::vector<ModuleImports>& graph, fs::path adapted,
-                     fs::path original)
-    : common_(std::move(common)) {
+ConfigDigests configDigests(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const bool opened = in.is_open();
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  ConfigDigests out;
+  if (!opened || !doc.is_object()) {
+    out.general = Digest().add(opened ? text : "missing").value();
+    return out;
+  }
+  auto section = [&doc](const char* key) {
+    std::string digest = Digest().add(key).add(doc.contains(key) ? doc[key].dump() : "absent").value();
+    doc.erase(key);
+    return digest;
+  };
+  out.tests = section("tests");
+  out.precision = section("precision");
+  out.benchmark = section("benchmark");
+  out.general = Digest().add(doc.dump()).value();
+  return out;
+}
+
+CheckKeys::CheckKeys(std::string common, ConfigDigests config, const std::vector<ModuleImports>& graph,
+                     fs::path adapted, fs::path original)
+    : common_(std::move(common)), config_(std::move(config)) {
   adapted_.dir = std::move(adapted);
   original_.dir = std::move(original);
   for (const ModuleImports& m : graph) {
@@ -144,12 +167,13 @@ std::string CheckKeys::keyOf(const CheckResult& r) {
     }
   } else if (r.stage == "function") {
     if (startsWith(r.check, "test:"))
-      d.add(r.file.empty() ? wholeDigest(t) : testFileDigest(t, r.file));
+      d.add(config_.tests).add(r.file.empty() ? wholeDigest(t) : testFileDigest(t, r.file));
     else if (r.check == "tests")
-      d.add(wholeDigest(t));
+      d.add(config_.tests).add(wholeDigest(t));
     else if (r.reference)
       return {};  // the kit's checks run on the adapted tree only
   } else if (r.stage == "precision" || r.stage == "benchmark") {
+    d.add(r.stage == "precision" ? config_.precision : config_.benchmark);
     d.add(wholeDigest(adapted_)).add(wholeDigest(original_));
   } else {
     return {};
@@ -162,16 +186,23 @@ std::map<std::string, std::string> CheckKeys::testFileKeys(const std::string& na
   std::map<std::string, std::string> out;
   for (const std::string& p : files(t))
     if (isTestFile(p))
-      out[p] = Digest().add(common_).add("test file").add(name).add(testFileDigest(t, p)).value();
+      out[p] = Digest()
+                   .add(common_)
+                   .add(config_.tests)
+                   .add("test file")
+                   .add(name)
+                   .add(testFileDigest(t, p))
+                   .value();
   return out;
 }
 
-std::string commonKey(const std::vector<fs::path>& kit_files, const std::string& target,
-                      const std::vector<CheckResult>& environment, const std::string& distributions) {
+std::string commonKey(const std::vector<fs::path>& kit_files, const std::string& config_general,
+                      const std::string& target, const std::vector<CheckResult>& environment,
+                      const std::string& distributions) {
   Digest d;
   for (const fs::path& f : kit_files)
     d.add(f.filename().string()).add(emit::fileDigest(f).value_or("missing"));
-  d.add(target).add(distributions);
+  d.add(config_general).add(target).add(distributions);
   for (const CheckResult& c : environment) d.add(c.check).add(c.status).add(c.detail);
   return d.value();
 }

@@ -2,8 +2,11 @@
 /// Verification that re-uses what did not change. Every record of a check gets a key, the
 /// digest of what its result depends on:
 ///  - every check: the kit (verify_npu.sh, verify_precision.py, verify_pytest_plugin.py,
-///    verify_config.json, adapted/npu_compat.py and npu_ops.py), the target, and its interpreter
-///    (the environment stage's records and the installed distributions): the `common` part;
+///    verify_config.json but its `tests`, `precision` and `benchmark` sections, adapted/npu_compat.py
+///    and npu_ops.py), the target, and its interpreter (the environment stage's records and the
+///    installed distributions): the `common` part;
+///  - the checks that read a section of verify_config.json of their own: that section (the
+///    repository's tests: `tests`; precision: `precision`; benchmark: `benchmark`);
 ///  - the import of module M, and the tests of test file M: M's file and the repository modules
 ///    it imports, transitively (the plan's import graph), in the tree checked; for a test file
 ///    also the conftest.py files above it and the tree's pytest configuration;
@@ -32,11 +35,23 @@ struct ModuleImports {
   std::vector<std::string> imports;
 };
 
+/// verify_config.json digested in parts: what every check reads, and the sections only some
+/// checks read, so that a changed test command or precision check re-runs only those checks.
+struct ConfigDigests {
+  std::string general;  ///< every key but the three below
+  std::string tests;
+  std::string precision;
+  std::string benchmark;
+};
+/// The parts of the configuration file at `path`; a file that is missing or not a JSON object is
+/// digested whole into `general` (every check runs again when it changes).
+ConfigDigests configDigests(const std::filesystem::path& path);
+
 /// Keys of records, from the trees as they are now ("adapted" and "original" directories).
 class CheckKeys {
  public:
-  CheckKeys(std::string common, const std::vector<ModuleImports>& graph, std::filesystem::path adapted,
-            std::filesystem::path original);
+  CheckKeys(std::string common, ConfigDigests config, const std::vector<ModuleImports>& graph,
+            std::filesystem::path adapted, std::filesystem::path original);
   /// The record's key; "" when it is never kept.
   std::string keyOf(const CheckResult& record);
   /// The files of `tree` ("adapted" / "original") pytest collects by default (test_*.py,
@@ -59,6 +74,7 @@ class CheckKeys {
   std::string testFileDigest(Tree& t, const std::string& path);
 
   std::string common_;
+  ConfigDigests config_;
   std::map<std::string, std::size_t> index_;    ///< path -> graph node
   std::map<std::string, std::string> path_of_;  ///< dotted name -> path
   std::vector<std::vector<std::size_t>> imports_;
@@ -66,10 +82,12 @@ class CheckKeys {
   Tree adapted_, original_;
 };
 
-/// The common part of every key (see above), digested: the kit's files, the target's
-/// description, its environment stage's records and its installed distributions.
-std::string commonKey(const std::vector<std::filesystem::path>& kit_files, const std::string& target,
-                      const std::vector<CheckResult>& environment, const std::string& distributions);
+/// The common part of every key (see above), digested: the kit's files but verify_config.json,
+/// the general part of that (`config_general`), the target's description, its environment
+/// stage's records and its installed distributions.
+std::string commonKey(const std::vector<std::filesystem::path>& kit_files, const std::string& config_general,
+                      const std::string& target, const std::vector<CheckResult>& environment,
+                      const std::string& distributions);
 
 /// A record of the previous verification with the key it had.
 struct KeyedRecord {

@@ -373,14 +373,14 @@ VerifyResult runVerification(const PipelineSpec& spec, const VerifyInputs& in,
     if (target->download(layout, budget(vs.stage_timeout_seconds)).exit_code == 0)
       for (CheckResult& c : verify::readCheckResults(layout / "results" / "verify_results.jsonl"))
         if (c.stage == "environment") environment.push_back(std::move(c));
-    const std::vector<fs::path> kit{
-        layout / "kit" / "verify_npu.sh",           layout / "kit" / "verify_precision.py",
-        layout / "kit" / "verify_pytest_plugin.py", layout / "kit" / "verify_config.json",
-        in.out / "adapted" / "npu_compat.py",       in.out / "adapted" / "npu_ops.py"};
+    const std::vector<fs::path> kit{layout / "kit" / "verify_npu.sh", layout / "kit" / "verify_precision.py",
+                                    layout / "kit" / "verify_pytest_plugin.py",
+                                    in.out / "adapted" / "npu_compat.py", in.out / "adapted" / "npu_ops.py"};
+    verify::ConfigDigests config = verify::configDigests(layout / "kit" / "verify_config.json");
     const std::string common =
-        verify::commonKey(kit, vs.target + "\n" + result.host + "\n" + target_spec.python, environment,
-                          installedDistributions(*target, target_spec.python, budget(60)));
-    keys.emplace(common, in.graph, in.out / "adapted", in.original_root);
+        verify::commonKey(kit, config.general, vs.target + "\n" + result.host + "\n" + target_spec.python,
+                          environment, installedDistributions(*target, target_spec.python, budget(60)));
+    keys.emplace(common, std::move(config), in.graph, in.out / "adapted", in.original_root);
   };
   std::vector<std::string> candidates{"npu_compat"};
   if (in.has_npu_ops) candidates.push_back("npu_ops");
